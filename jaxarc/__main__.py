@@ -1,0 +1,5 @@
+import sys
+
+from jaxarc.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+"""Command-line interface (``jaxarc``)."""
+
+from jaxarc.cli.main import CLIError, main
+
+__all__ = ["CLIError", "main"]

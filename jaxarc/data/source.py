@@ -1,0 +1,59 @@
+"""Where an environment's tasks come from: the abstract task source.
+
+A source hands ``reset`` one :class:`~jaxarc.data.bank.Task` per episode, inside compiled
+code. Two kinds exist:
+
+* :class:`~jaxarc.data.bank.TaskBank`: fixed tasks in padded arrays. The state keeps only
+  the task index (``episode_store`` returns an empty tuple) and the task is re-read from
+  the one shared bank when needed, so nothing is copied per environment.
+* generators (``gen/...``): a new random task per episode made with ``jax.random``; the
+  state keeps the generated task itself (it is small: generator canvases are small).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING
+
+import equinox as eqx
+from jaxtyping import Array, Int32, PRNGKeyArray, PyTree
+
+if TYPE_CHECKING:
+    from jaxarc.data.bank import Task
+
+
+class AbstractTaskSource(eqx.Module):
+    """Interface every task source implements (all methods traceable, one instance)."""
+
+    @property
+    @abc.abstractmethod
+    def canvas_shape(self) -> tuple[int, int]:
+        """``(H, W)`` of every grid this source produces (static)."""
+
+    @property
+    @abc.abstractmethod
+    def max_demos(self) -> int:
+        """``P``: demonstration pairs per task, padded (static)."""
+
+    @property
+    @abc.abstractmethod
+    def max_tests(self) -> int:
+        """``Q``: test pairs per task, padded (static)."""
+
+    @abc.abstractmethod
+    def sample_task(
+        self, key: PRNGKeyArray, task_index: Int32[Array, ""]
+    ) -> tuple[Task, Int32[Array, ""]]:
+        """A task for a new episode and its index.
+
+        ``task_index >= 0`` asks for that task (banks); a negative index samples one
+        uniformly. Generators ignore the index and return ``-1`` as the index.
+        """
+
+    @abc.abstractmethod
+    def episode_store(self, task: Task) -> PyTree:
+        """What the environment state must keep to find ``task`` again (per environment)."""
+
+    @abc.abstractmethod
+    def episode_task(self, store: PyTree, task_index: Int32[Array, ""]) -> Task:
+        """The episode's task from what :meth:`episode_store` kept and the task index."""
