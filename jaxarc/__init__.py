@@ -1,3 +1,7 @@
 """jaxarc: JAX-native reinforcement-learning environments for ARC grid puzzles."""
 
+from jaxarc.envs.registry import build_environment, make, register, registered_names
+
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "build_environment", "make", "register", "registered_names"]

@@ -1,0 +1,136 @@
+"""Environment configuration: frozen, hashable dataclasses that fix shapes and code paths.
+
+Static/traced split: everything here is static (it decides array shapes or which code is
+compiled) and is hashed into the compilation cache. Numeric knobs that should not trigger
+recompilation (reward weights, penalties) live in :class:`RewardParams`, an equinox module of
+traced float32 scalars carried in the environment state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+import equinox as eqx
+import jax.numpy as jnp
+from jaxtyping import Array, Float
+
+from jaxarc.envs.operation_ids import NUM_OPERATIONS
+
+SelectionFormat = Literal["point", "bbox", "mask"]
+EpisodeMode = Literal["train", "eval"]
+SELECTION_FORMATS: tuple[str, ...] = ("point", "bbox", "mask")
+EPISODE_MODES: tuple[str, ...] = ("train", "eval")
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvironmentConfig:
+    """Episode rules.
+
+    Attributes:
+        max_episode_steps: steps before truncation (also the action-history length).
+        episode_mode: ``"train"`` plays a demonstration pair (target = its output);
+            ``"eval"`` plays a test pair (target = the stored test output).
+        start_from_empty: start from an all-0 grid of the input's shape instead of the input.
+        similarity_shaping: add ``similarity_weight * (sim_after - sim_before)`` in train mode.
+        validate: check actions and state with ``eqx.error_if`` (honours ``EQX_ON_ERROR``);
+            off by default so the fast path pays nothing.
+    """
+
+    max_episode_steps: int = 100
+    episode_mode: EpisodeMode = "train"
+    start_from_empty: bool = False
+    similarity_shaping: bool = True
+    validate: bool = False
+
+    def __post_init__(self) -> None:
+        _require(
+            isinstance(self.max_episode_steps, int) and self.max_episode_steps >= 1,
+            f"max_episode_steps must be a positive int, got {self.max_episode_steps!r}",
+        )
+        _require(
+            self.episode_mode in EPISODE_MODES,
+            f"episode_mode must be one of {EPISODE_MODES}, got {self.episode_mode!r}",
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class UnifiedDatasetConfig:
+    """Canvas size every grid is padded to; must match the task source's canvas."""
+
+    max_grid_height: int = 30
+    max_grid_width: int = 30
+
+    def __post_init__(self) -> None:
+        for name in ("max_grid_height", "max_grid_width"):
+            value = getattr(self, name)
+            _require(
+                isinstance(value, int) and 1 <= value <= 32,
+                f"{name} must be an int in 1..32 (rows are bit-packed in 32-bit words), "
+                f"got {value!r}",
+            )
+
+    @property
+    def canvas_shape(self) -> tuple[int, int]:
+        return (self.max_grid_height, self.max_grid_width)
+
+
+@dataclasses.dataclass(frozen=True)
+class UnifiedActionConfig:
+    """Action format and the operations an agent may use.
+
+    Attributes:
+        selection_format: ``"point"`` (one cell), ``"bbox"`` (a rectangle) or ``"mask"``.
+        allowed_operations: ids of the permitted operations (``None``: all 35). A disallowed
+            operation is a no-op, or an error when ``EnvironmentConfig.validate`` is on.
+    """
+
+    selection_format: SelectionFormat = "point"
+    allowed_operations: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        _require(
+            self.selection_format in SELECTION_FORMATS,
+            f"selection_format must be one of {SELECTION_FORMATS}, got {self.selection_format!r}",
+        )
+        if self.allowed_operations is not None:
+            ops = tuple(int(op) for op in self.allowed_operations)
+            bad = [op for op in ops if not 0 <= op < NUM_OPERATIONS]
+            _require(not bad, f"allowed_operations has ids outside 0..{NUM_OPERATIONS - 1}: {bad}")
+            _require(len(ops) > 0, "allowed_operations must not be empty")
+            object.__setattr__(self, "allowed_operations", tuple(sorted(set(ops))))
+
+    @property
+    def allowed_mask(self) -> tuple[bool, ...]:
+        """One bool per operation id (static)."""
+        if self.allowed_operations is None:
+            return (True,) * NUM_OPERATIONS
+        allowed = set(self.allowed_operations)
+        return tuple(op in allowed for op in range(NUM_OPERATIONS))
+
+
+@dataclasses.dataclass(frozen=True)
+class JaxArcConfig:
+    """The whole static configuration of an ARC environment."""
+
+    environment: EnvironmentConfig = dataclasses.field(default_factory=EnvironmentConfig)
+    dataset: UnifiedDatasetConfig = dataclasses.field(default_factory=UnifiedDatasetConfig)
+    action: UnifiedActionConfig = dataclasses.field(default_factory=UnifiedActionConfig)
+
+    def replace(self, **changes: object) -> JaxArcConfig:
+        """A copy with whole sub-configs replaced, e.g. ``config.replace(action=...)``."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+class RewardParams(eqx.Module):
+    """Reward weights (traced float32 scalars: changing them never recompiles)."""
+
+    success_bonus: Float[Array, ""] = eqx.field(converter=jnp.float32, default=1.0)
+    failed_submit_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.1)
+    step_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.01)
+    similarity_weight: Float[Array, ""] = eqx.field(converter=jnp.float32, default=0.0)

@@ -1,0 +1,92 @@
+"""What one episode plays: the input, the target and the in-context pairs of a task.
+
+Pure functions of a :class:`~jaxarc.data.bank.Task` and a pair index, used by reset and
+step. The episode mode is static: ``"train"`` plays a demonstration pair (its output is the
+target, the pair itself is hidden from the in-context examples), ``"eval"`` plays a test
+pair (target = the stored test output; all demonstration pairs are shown).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+from jaxtyping import Array, Bool, Float32, Int8, Int32
+
+from jaxarc.data.bank import Task
+
+
+class EpisodePair(eqx.Module):
+    """The grids an episode is played on."""
+
+    input_grid: Int8[Array, "H W"]
+    input_shape: Int32[Array, "2"]
+    target_grid: Int8[Array, "H W"]
+    target_shape: Int32[Array, "2"]
+    scored: Bool[Array, ""]  # False for test pairs without a stored output
+
+
+def episode_pair(task: Task, pair_index: Int32[Array, ""], mode: str) -> EpisodePair:
+    """The input/target of pair ``pair_index`` (a demo pair in train mode, a test pair in eval)."""
+    if mode == "train":
+        return EpisodePair(
+            input_grid=task.demo_inputs[pair_index],
+            input_shape=task.demo_input_shapes[pair_index],
+            target_grid=task.demo_outputs[pair_index],
+            target_shape=task.demo_output_shapes[pair_index],
+            scored=jnp.asarray(True),
+        )
+    return EpisodePair(
+        input_grid=task.test_inputs[pair_index],
+        input_shape=task.test_input_shapes[pair_index],
+        target_grid=task.test_outputs[pair_index],
+        target_shape=task.test_output_shapes[pair_index],
+        scored=task.test_scored[pair_index],
+    )
+
+
+def num_episode_pairs(task: Task, mode: str) -> Int32[Array, ""]:
+    """How many pairs an episode of this mode can be played on."""
+    return task.num_demos if mode == "train" else task.num_tests
+
+
+def in_context_mask(task: Task, pair_index: Int32[Array, ""], mode: str) -> Bool[Array, " P"]:
+    """Valid demonstration pairs to show; in train mode the episode's own pair is hidden."""
+    slots = jnp.arange(task.demo_inputs.shape[0], dtype=jnp.int32)
+    valid = slots < task.num_demos
+    if mode == "train":
+        valid = valid & (slots != pair_index)
+    return valid
+
+
+def area_mask(shape: Int32[Array, "2"], canvas: tuple[int, int]) -> Bool[Array, "H W"]:
+    """Cells inside a top-left-anchored ``(rows, cols)`` area of the canvas."""
+    rows = jnp.arange(canvas[0], dtype=jnp.int32)[:, None]
+    cols = jnp.arange(canvas[1], dtype=jnp.int32)[None, :]
+    return (rows < shape[0]) & (cols < shape[1])
+
+
+def grid_similarity(
+    grid: Int8[Array, "H W"],
+    grid_shape: Int32[Array, "2"],
+    target: Int8[Array, "H W"],
+    target_shape: Int32[Array, "2"],
+) -> Float32[Array, ""]:
+    """Matching cells over the union of both areas: 1 only for the same shape and cells."""
+    canvas = (grid.shape[0], grid.shape[1])
+    in_grid = area_mask(grid_shape, canvas)
+    in_target = area_mask(target_shape, canvas)
+    matches = jnp.sum(in_grid & in_target & (grid == target), dtype=jnp.int32)
+    union = jnp.sum(in_grid | in_target, dtype=jnp.int32)
+    return (matches.astype(jnp.float32) / jnp.maximum(union, 1).astype(jnp.float32)).astype(
+        jnp.float32
+    )
+
+
+def grids_equal(
+    grid: Int8[Array, "H W"],
+    grid_shape: Int32[Array, "2"],
+    target: Int8[Array, "H W"],
+    target_shape: Int32[Array, "2"],
+) -> Bool[Array, ""]:
+    """Same shape and every cell equal (both grids are -1 outside their shapes)."""
+    return jnp.all(grid_shape == target_shape) & jnp.all(grid == target)

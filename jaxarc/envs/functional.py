@@ -1,0 +1,343 @@
+"""The pure-functional environment: ``arc_reset`` / ``arc_step`` and their batched forms.
+
+Static/traced split:
+* static: the :class:`~jaxarc.envs.config.JaxArcConfig` (hashable; shapes and code paths)
+  and the task source, which the state carries through a :class:`SourceRef` compared by
+  identity. A bank's arrays are therefore constants of the compiled step, shared by every
+  environment of a batch.
+* traced: keys, indices, actions, reward weights and every leaf of the state.
+
+The step is branch-free: all operations are evaluated through
+:func:`~jaxarc.envs.operations.apply_operation`, whose operation families are parameterised
+by per-environment scalars rather than selected by ``lax.switch``.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
+
+from jaxarc.data.bank import Task, TaskBank
+from jaxarc.data.source import AbstractTaskSource
+from jaxarc.envs.config import JaxArcConfig, RewardParams
+from jaxarc.envs.episode import (
+    EpisodePair,
+    episode_pair,
+    grid_similarity,
+    grids_equal,
+    in_context_mask,
+    num_episode_pairs,
+)
+from jaxarc.envs.errors import JAXErrorHandler
+from jaxarc.envs.operation_ids import NUM_OPERATIONS, SUBMIT
+from jaxarc.envs.operations import GridState, apply_operation
+from jaxarc.envs.structured_actions import AbstractAction, action_class
+from jaxarc.envs.types import ArcObservation, ArcState, SourceRef, StepInfo
+
+_SINGLE_TASK_BANKS: dict[int, tuple[Task, TaskBank]] = {}
+
+
+def as_task_source(task_data: Task | AbstractTaskSource) -> AbstractTaskSource:
+    """A task source for ``task_data``: banks and generators as they are, a Task wrapped.
+
+    A single :class:`Task` becomes a one-task bank; the wrapper is remembered per Task
+    object so that repeated resets with the same Task reuse one compiled function.
+    """
+    if isinstance(task_data, AbstractTaskSource):
+        source = task_data
+    elif isinstance(task_data, Task):
+        cached = _SINGLE_TASK_BANKS.get(id(task_data))
+        if cached is None or cached[0] is not task_data:
+            if len(_SINGLE_TASK_BANKS) > 64:
+                _SINGLE_TASK_BANKS.clear()
+            cached = (task_data, TaskBank.from_single_task(task_data))
+            _SINGLE_TASK_BANKS[id(task_data)] = cached
+        source = cached[1]
+    else:
+        raise TypeError(
+            "task_data must be a TaskBank, a Task or another AbstractTaskSource, "
+            f"got {type(task_data).__name__}"
+        )
+    if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(source)):
+        raise TypeError(
+            "the task source was passed as a traced argument of jit/vmap; it must be static: "
+            "close over it instead, e.g. jax.jit(lambda key: arc_reset(key, config, bank))"
+        )
+    return source
+
+
+def _check_canvas(config: JaxArcConfig, source: AbstractTaskSource) -> None:
+    if tuple(source.canvas_shape) != config.dataset.canvas_shape:
+        raise ValueError(
+            f"the task source's canvas is {tuple(source.canvas_shape)} but the config asks for "
+            f"{config.dataset.canvas_shape} (UnifiedDatasetConfig max_grid_height/max_grid_width)"
+        )
+
+
+def _observation(
+    state: ArcState, task: Task, pair: EpisodePair, config: JaxArcConfig
+) -> ArcObservation:
+    mode = config.environment.episode_mode
+    return ArcObservation(
+        grid=state.grid,
+        grid_shape=state.grid_shape,
+        input_grid=pair.input_grid,
+        input_shape=pair.input_shape,
+        demo_inputs=task.demo_inputs,
+        demo_outputs=task.demo_outputs,
+        demo_input_shapes=task.demo_input_shapes,
+        demo_output_shapes=task.demo_output_shapes,
+        demo_mask=in_context_mask(task, state.pair_index, mode),
+        clipboard=state.clipboard,
+        clipboard_mask=state.clipboard_mask,
+        allowed_operations=jnp.asarray(config.action.allowed_mask, dtype=jnp.bool_),
+        step_count=state.step_count,
+    )
+
+
+def _as_index(index: int | Int32[Array, ""] | None) -> Int32[Array, ""]:
+    return jnp.asarray(-1 if index is None else index, dtype=jnp.int32)
+
+
+def _reset_one(
+    key: PRNGKeyArray,
+    config: JaxArcConfig,
+    source_ref: SourceRef,
+    task_index: Int32[Array, ""],
+    pair_index: Int32[Array, ""],
+    reward_params: RewardParams,
+) -> tuple[ArcState, ArcObservation]:
+    source = source_ref.source
+    mode = config.environment.episode_mode
+    key, task_key, pair_key = jax.random.split(key, 3)
+    task, task_index = source.sample_task(task_key, task_index)
+    num_pairs = num_episode_pairs(task, mode)
+    sampled_pair = jax.random.randint(pair_key, (), 0, jnp.maximum(num_pairs, 1), dtype=jnp.int32)
+    pair_index = jnp.where(pair_index >= 0, pair_index, sampled_pair).astype(jnp.int32)
+    pair_index = eqx.error_if(
+        pair_index, pair_index >= num_pairs, f"pair_index beyond the task's {mode} pairs"
+    )
+    pair = episode_pair(task, pair_index, mode)
+
+    grid = pair.input_grid
+    if config.environment.start_from_empty:
+        grid = jnp.where(grid >= 0, jnp.int8(0), jnp.int8(-1))
+    canvas = config.dataset.canvas_shape
+    selection_cls = action_class(config.action.selection_format)
+    row_shape, row_dtype = selection_cls.history_row_shape(canvas)
+    max_steps = config.environment.max_episode_steps
+
+    state = ArcState(
+        key=key,
+        task_index=task_index,
+        pair_index=pair_index,
+        grid=grid,
+        grid_shape=pair.input_shape,
+        selection=jnp.zeros(canvas, dtype=jnp.bool_),
+        clipboard=jnp.full(canvas, -1, dtype=jnp.int8),
+        clipboard_mask=jnp.zeros(canvas, dtype=jnp.bool_),
+        step_count=jnp.int32(0),
+        terminated=jnp.asarray(False),
+        truncated=jnp.asarray(False),
+        success=jnp.asarray(False),
+        similarity=grid_similarity(grid, pair.input_shape, pair.target_grid, pair.target_shape),
+        history=jnp.zeros((max_steps, *row_shape), dtype=row_dtype),
+        history_length=jnp.int32(0),
+        reward_params=reward_params,
+        episode_store=source.episode_store(task),
+        source_ref=source_ref,
+    )
+    return state, _observation(state, task, pair, config)
+
+
+_reset = eqx.filter_jit(_reset_one)
+
+
+def arc_reset(
+    key: PRNGKeyArray,
+    config: JaxArcConfig,
+    task_data: Task | AbstractTaskSource,
+    task_index: int | Int32[Array, ""] | None = None,
+    pair_index: int | Int32[Array, ""] | None = None,
+    reward_params: RewardParams | None = None,
+) -> tuple[ArcState, ArcObservation]:
+    """Start an episode: ``(state, observation)``.
+
+    Args:
+        key: PRNG key.
+        config: static configuration.
+        task_data: a :class:`TaskBank`, one :class:`Task` or any task source (generator).
+        task_index: the bank index to play; ``None``/``-1`` samples a task uniformly.
+        pair_index: the pair to play (a demo pair in train mode, a test pair in eval mode);
+            ``None``/``-1`` samples one.
+        reward_params: reward weights (traced); ``None`` uses :class:`RewardParams` defaults.
+    """
+    source = as_task_source(task_data)
+    _check_canvas(config, source)
+    params = RewardParams() if reward_params is None else reward_params
+    return _reset(
+        key, config, SourceRef(source), _as_index(task_index), _as_index(pair_index), params
+    )
+
+
+def _step_reward(
+    params: RewardParams,
+    config: JaxArcConfig,
+    submitted: Bool[Array, ""],
+    success: Bool[Array, ""],
+    similarity_gain: Float32[Array, ""],
+) -> Float32[Array, ""]:
+    submit_reward = jnp.where(success, params.success_bonus, params.failed_submit_penalty)
+    reward = params.step_penalty + jnp.where(submitted, submit_reward, jnp.float32(0.0))
+    if config.environment.episode_mode == "train" and config.environment.similarity_shaping:
+        reward = reward + params.similarity_weight * similarity_gain
+    return reward.astype(jnp.float32)
+
+
+def _step_one(
+    state: ArcState, action: AbstractAction, config: JaxArcConfig
+) -> tuple[ArcState, ArcObservation, Float32[Array, ""], Bool[Array, ""], StepInfo]:
+    """Apply one action: ``(state, observation, reward, done, info)``.
+
+    ``info`` holds ``terminated`` (SUBMIT), ``truncated`` (``max_episode_steps`` reached
+    without a submission), ``success`` (a correct submission) and ``similarity``. Stepping a
+    finished episode changes nothing and gives reward 0. A disallowed or unknown operation
+    is a no-op that still counts as a step (an error when ``config.environment.validate``).
+    """
+    mode = config.environment.episode_mode
+    canvas = config.dataset.canvas_shape
+    if config.environment.validate:
+        action = JAXErrorHandler.validate_action(action, config)
+        state = JAXErrorHandler.validate_state_consistency(state)
+    task = state.source.episode_task(state.episode_store, state.task_index)
+    pair = episode_pair(task, state.pair_index, mode)
+
+    was_done = state.terminated | state.truncated
+    operation = jnp.asarray(action.operation, dtype=jnp.int32)
+    known = (operation >= 0) & (operation < NUM_OPERATIONS)
+    allowed_table = jnp.asarray(config.action.allowed_mask, dtype=jnp.bool_)
+    allowed = known & allowed_table[jnp.clip(operation, 0, NUM_OPERATIONS - 1)]
+    effective_op = jnp.where(allowed & ~was_done, operation, jnp.int32(-1))
+
+    before = GridState(
+        grid=state.grid,
+        shape=state.grid_shape,
+        selection=state.selection,
+        clipboard=state.clipboard,
+        clipboard_mask=state.clipboard_mask,
+    )
+    after = apply_operation(
+        before, effective_op, action.to_selection_mask(canvas), pair.input_grid, pair.input_shape
+    )
+    similarity = grid_similarity(after.grid, after.shape, pair.target_grid, pair.target_shape)
+    submitted = effective_op == SUBMIT
+    correct = grids_equal(after.grid, after.shape, pair.target_grid, pair.target_shape)
+    success = submitted & correct & pair.scored
+
+    live = ~was_done
+    step_count = state.step_count + live.astype(jnp.int32)
+    terminated = state.terminated | submitted
+    truncated = state.truncated | (
+        live & ~submitted & (step_count >= config.environment.max_episode_steps)
+    )
+    reward = jnp.where(
+        live,
+        _step_reward(
+            state.reward_params, config, submitted, success, similarity - state.similarity
+        ),
+        jnp.float32(0.0),
+    )
+
+    row = jnp.clip(state.history_length, 0, state.history.shape[0] - 1)
+    history_row = action.to_history().astype(state.history.dtype)
+    kept_row = jnp.where(live, history_row, state.history[row])
+    history = jax.lax.dynamic_update_index_in_dim(state.history, kept_row, row, axis=0)
+
+    new_state = eqx.tree_at(
+        lambda s: (
+            s.grid,
+            s.grid_shape,
+            s.selection,
+            s.clipboard,
+            s.clipboard_mask,
+            s.step_count,
+            s.terminated,
+            s.truncated,
+            s.success,
+            s.similarity,
+            s.history,
+            s.history_length,
+        ),
+        state,
+        (
+            after.grid,
+            after.shape,
+            after.selection,
+            after.clipboard,
+            after.clipboard_mask,
+            step_count,
+            terminated,
+            truncated,
+            state.success | success,
+            jnp.where(live, similarity, state.similarity),
+            history,
+            state.history_length + live.astype(jnp.int32),
+        ),
+    )
+    info = {
+        "terminated": terminated,
+        "truncated": truncated,
+        "success": new_state.success,
+        "similarity": new_state.similarity,
+    }
+    return (
+        new_state,
+        _observation(new_state, task, pair, config),
+        reward,
+        terminated | truncated,
+        info,
+    )
+
+
+arc_step = eqx.filter_jit(_step_one)
+
+
+def batch_reset(
+    keys: PRNGKeyArray,
+    config: JaxArcConfig,
+    task_data: Task | AbstractTaskSource,
+    task_indices: Int32[Array, " B"] | None = None,
+    pair_indices: Int32[Array, " B"] | None = None,
+    reward_params: RewardParams | None = None,
+) -> tuple[ArcState, ArcObservation]:
+    """:func:`arc_reset` for a batch of keys ``[B]``; indices ``None`` sample per environment.
+
+    ``reward_params`` is shared by the batch (its leaves may also carry a leading ``B`` axis
+    for per-environment weights).
+    """
+    source = as_task_source(task_data)
+    _check_canvas(config, source)
+    batch = keys.shape[0]
+    task_indices = jnp.full((batch,), -1, jnp.int32) if task_indices is None else task_indices
+    pair_indices = jnp.full((batch,), -1, jnp.int32) if pair_indices is None else pair_indices
+    params = RewardParams() if reward_params is None else reward_params
+    params = jax.tree.map(lambda x: jnp.broadcast_to(x, (batch,)), params)
+    return _batch_reset_per_env(keys, config, SourceRef(source), task_indices, pair_indices, params)
+
+
+@eqx.filter_jit
+def _batch_reset_per_env(keys, config, source_ref, task_indices, pair_indices, params):
+    reset_one = lambda k, t, p, r: _reset_one(k, config, source_ref, t, p, r)
+    return jax.vmap(reset_one)(
+        keys, jnp.asarray(task_indices, jnp.int32), jnp.asarray(pair_indices, jnp.int32), params
+    )
+
+
+@eqx.filter_jit
+def batch_step(
+    states: ArcState, actions: AbstractAction, config: JaxArcConfig
+) -> tuple[ArcState, ArcObservation, Float32[Array, " B"], Bool[Array, " B"], StepInfo]:
+    """:func:`arc_step` over a batch: every leaf of ``states`` and ``actions`` has axis ``B``."""
+    return jax.vmap(lambda s, a: _step_one(s, a, config))(states, actions)

@@ -1,0 +1,165 @@
+"""Named environments: ``jaxarc.make(name, **options) -> (env, params)``.
+
+Built-in names:
+
+* ``"ARC-AGI-1"`` / ``"ARC-AGI-2"`` (training tasks, train mode; ``-train`` is an alias) and
+  ``"ARC-AGI-1-eval"`` / ``"ARC-AGI-2-eval"`` (evaluation tasks, eval mode: test pairs);
+* ``"MiniARC"`` (5x5 canvas) and ``"ConceptARC"``, given ``data_dir=`` (a directory of JSON
+  task files), with ``-eval`` variants;
+* every generated family ``"gen/..."``;
+* any single task id of the bundled ARC-AGI sets, e.g. ``"007bbfb7"`` (``-eval`` for its
+  test pairs).
+
+Options (all keyword): ``selection_format``, ``max_episode_steps``, ``episode_mode``,
+``allowed_operations``, ``start_from_empty``, ``validate``, ``data_dir``, and the reward
+weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
+``similarity_weight`` (traced: they go into the returned params).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jaxarc.data.source import AbstractTaskSource
+from jaxarc.envs.config import (
+    EnvironmentConfig,
+    JaxArcConfig,
+    RewardParams,
+    UnifiedActionConfig,
+    UnifiedDatasetConfig,
+)
+from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
+
+EnvFactory = Callable[..., tuple[ArcEnvironment, ArcEnvParams]]
+_REGISTRY: dict[str, EnvFactory] = {}
+
+_BUNDLED = {
+    "ARC-AGI-1": ("arc-agi-1/training", "train"),
+    "ARC-AGI-1-train": ("arc-agi-1/training", "train"),
+    "ARC-AGI-1-eval": ("arc-agi-1/evaluation", "eval"),
+    "ARC-AGI-2": ("arc-agi-2/training", "train"),
+    "ARC-AGI-2-train": ("arc-agi-2/training", "train"),
+    "ARC-AGI-2-eval": ("arc-agi-2/evaluation", "eval"),
+}
+_DIRECTORY_SETS = {
+    "MiniARC": ((5, 5), "train"),
+    "MiniARC-eval": ((5, 5), "eval"),
+    "ConceptARC": ((30, 30), "train"),
+    "ConceptARC-eval": ((30, 30), "eval"),
+}
+_ENV_OPTIONS = ("max_episode_steps", "episode_mode", "start_from_empty", "validate")
+_REWARD_OPTIONS = ("success_bonus", "failed_submit_penalty", "step_penalty", "similarity_weight")
+
+
+def register(name: str, factory: EnvFactory, *, overwrite: bool = False) -> None:
+    """Register ``factory(**options) -> (env, params)`` under ``name``."""
+    if name in _REGISTRY and not overwrite:
+        raise ValueError(f"environment {name!r} is already registered (pass overwrite=True)")
+    _REGISTRY[name] = factory
+
+
+def registered_names() -> tuple[str, ...]:
+    """Every name :func:`make` accepts, except single task ids."""
+    return tuple(sorted(_REGISTRY))
+
+
+def make(name: str, **options: Any) -> tuple[ArcEnvironment, ArcEnvParams]:
+    """Build a registered environment: ``env, params = jaxarc.make("ARC-AGI-1")``."""
+    _register_generators()
+    if name in _REGISTRY:
+        return _REGISTRY[name](**options)
+    mode = "eval" if name.endswith("-eval") else "train"
+    task_id = name.removesuffix("-eval")
+    source = _single_task_bank(task_id)
+    if source is None:
+        known = ", ".join(registered_names())
+        raise ValueError(
+            f"unknown environment {name!r}: not a registered name ({known}) "
+            "nor a task id of the bundled ARC-AGI sets"
+        )
+    return build_environment(source, name=name, episode_mode=mode, **options)
+
+
+def build_environment(
+    source: AbstractTaskSource, name: str = "ARC", **options: Any
+) -> tuple[ArcEnvironment, ArcEnvParams]:
+    """An environment over ``source`` with :func:`make`'s options."""
+    options = dict(options)
+    env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
+    reward = RewardParams(**{k: options.pop(k) for k in _REWARD_OPTIONS if k in options})
+    action = UnifiedActionConfig(
+        selection_format=options.pop("selection_format", "point"),
+        allowed_operations=options.pop("allowed_operations", None),
+    )
+    if options:
+        raise TypeError(
+            f"unknown option(s) for {name!r}: {sorted(options)}; accepted: "
+            f"{sorted(('selection_format', 'allowed_operations', *_ENV_OPTIONS, *_REWARD_OPTIONS))}"
+        )
+    height, width = source.canvas_shape
+    config = JaxArcConfig(
+        environment=EnvironmentConfig(**env_options),
+        dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
+        action=action,
+    )
+    env = ArcEnvironment(config, source, name=name)
+    params = ArcEnvParams(reward=reward, max_steps_in_episode=config.environment.max_episode_steps)
+    return env, params
+
+
+def _bundled_factory(name: str, source_name: str, mode: str) -> EnvFactory:
+    def factory(**options: Any) -> tuple[ArcEnvironment, ArcEnvParams]:
+        from jaxarc.data import load_bank
+
+        options.setdefault("episode_mode", mode)
+        return build_environment(load_bank(source_name), name=name, **options)
+
+    return factory
+
+
+def _directory_factory(name: str, canvas: tuple[int, int], mode: str) -> EnvFactory:
+    def factory(data_dir: str | None = None, **options: Any):
+        from jaxarc.data import load_bank
+
+        if data_dir is None:
+            raise TypeError(f"{name!r} needs data_dir=, a directory of its ARC JSON task files")
+        options.setdefault("episode_mode", mode)
+        return build_environment(load_bank(data_dir, canvas_shape=canvas), name=name, **options)
+
+    return factory
+
+
+def _generator_factory(name: str) -> EnvFactory:
+    def factory(**options: Any):
+        from jaxarc.data import load_source
+
+        return build_environment(load_source(name), name=name, **options)
+
+    return factory
+
+
+def _register_generators() -> None:
+    try:
+        from jaxarc.data.generators import generator_names
+    except ImportError:
+        return
+    for gen_name in generator_names():
+        if gen_name not in _REGISTRY:
+            register(gen_name, _generator_factory(gen_name))
+
+
+def _single_task_bank(task_id: str) -> AbstractTaskSource | None:
+    from jaxarc.data import load_bank
+
+    for source_name in dict.fromkeys(source for source, _ in _BUNDLED.values()):
+        bank = load_bank(source_name)
+        if task_id in bank.task_ids:
+            return bank.subset([bank.task_ids.index(task_id)], name=task_id)
+    return None
+
+
+for _name, (_source, _mode) in _BUNDLED.items():
+    register(_name, _bundled_factory(_name, _source, _mode))
+for _name, (_canvas, _mode) in _DIRECTORY_SETS.items():
+    register(_name, _directory_factory(_name, _canvas, _mode))

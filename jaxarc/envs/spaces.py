@@ -1,0 +1,79 @@
+"""gymnax spaces for ARC observations and structured actions."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from gymnax.environments import spaces
+from jaxtyping import Array, Bool, PRNGKeyArray
+
+from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.operation_ids import NUM_OPERATIONS
+from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
+
+
+class StructuredActionSpace(spaces.Space):
+    """Actions of one selection format; ``sample`` draws a valid action uniformly.
+
+    The operation is uniform over the allowed operations, coordinates uniform over the
+    canvas (a mask selects each cell with probability 1/2). Works under ``vmap``.
+    """
+
+    def __init__(self, config: JaxArcConfig):
+        self.selection_format = config.action.selection_format
+        self.canvas_shape = config.dataset.canvas_shape
+        self.allowed_operations = tuple(
+            op for op, ok in enumerate(config.action.allowed_mask) if ok
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"StructuredActionSpace({self.selection_format}, canvas={self.canvas_shape}, "
+            f"{len(self.allowed_operations)} operations)"
+        )
+
+    def sample(self, key: PRNGKeyArray) -> AbstractAction:
+        op_key, a_key, b_key = jax.random.split(key, 3)
+        choices = jnp.asarray(self.allowed_operations, dtype=jnp.int32)
+        operation = jax.random.choice(op_key, choices)
+        height, width = self.canvas_shape
+        if self.selection_format == "mask":
+            return MaskAction(operation, jax.random.bernoulli(a_key, 0.5, self.canvas_shape))
+        first = jax.random.randint(a_key, (2,), 0, jnp.array([height, width]), dtype=jnp.int32)
+        if self.selection_format == "point":
+            return PointAction(operation, first[0], first[1])
+        second = jax.random.randint(b_key, (2,), 0, jnp.array([height, width]), dtype=jnp.int32)
+        return BboxAction(operation, first[0], first[1], second[0], second[1])
+
+    def contains(self, action: AbstractAction) -> Bool[Array, ""]:
+        op = jnp.asarray(action.operation, jnp.int32)
+        allowed = jnp.zeros(NUM_OPERATIONS, jnp.bool_).at[jnp.asarray(self.allowed_operations)]
+        allowed = allowed.set(True)
+        op_ok = (op >= 0) & (op < NUM_OPERATIONS) & allowed[jnp.clip(op, 0, NUM_OPERATIONS - 1)]
+        return op_ok & action.in_bounds(self.canvas_shape)
+
+
+def observation_space(config: JaxArcConfig, max_demos: int) -> spaces.Dict:
+    """A ``Dict`` of ``Box`` spaces matching :class:`~jaxarc.envs.types.ArcObservation`."""
+    height, width = config.dataset.canvas_shape
+    grid = spaces.Box(-1, 9, (height, width), jnp.int8)
+    shape = spaces.Box(0, max(height, width), (2,), jnp.int32)
+    demos = spaces.Box(-1, 9, (max_demos, height, width), jnp.int8)
+    demo_shapes = spaces.Box(0, max(height, width), (max_demos, 2), jnp.int32)
+    return spaces.Dict(
+        {
+            "grid": grid,
+            "grid_shape": shape,
+            "input_grid": grid,
+            "input_shape": shape,
+            "demo_inputs": demos,
+            "demo_outputs": demos,
+            "demo_input_shapes": demo_shapes,
+            "demo_output_shapes": demo_shapes,
+            "demo_mask": spaces.Box(0, 1, (max_demos,), jnp.bool_),
+            "clipboard": grid,
+            "clipboard_mask": spaces.Box(0, 1, (height, width), jnp.bool_),
+            "allowed_operations": spaces.Box(0, 1, (NUM_OPERATIONS,), jnp.bool_),
+            "step_count": spaces.Box(0, config.environment.max_episode_steps, (), jnp.int32),
+        }
+    )

@@ -1,0 +1,180 @@
+"""Structured actions: an operation id plus a selection of canvas cells.
+
+Every action is an equinox module of int32 scalars (a batch is the same module with a
+leading axis on every field), so actions pass through ``jit``, ``vmap`` and ``lax.scan``.
+``to_selection_mask`` turns one action into a boolean mask over the canvas; coordinates
+outside the canvas select nothing there (they are rejected only in validation mode).
+
+Each format also defines its row in the episode's action history, in the cheapest form:
+point ``(op, row, col)`` and bbox ``(op, r1, c1, r2, c2)`` as int8, mask as the operation
+plus the mask bit-packed into uint8 bytes.
+"""
+
+from __future__ import annotations
+
+import abc
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Bool, Int32, UInt8
+
+
+def _as_int32(x) -> Array:
+    return jnp.asarray(x, dtype=jnp.int32)
+
+
+def _int32():
+    return eqx.field(converter=_as_int32)
+
+
+def _canvas_coordinates(
+    grid_shape: tuple[int, int],
+) -> tuple[Int32[Array, "H 1"], Int32[Array, "1 W"]]:
+    height, width = grid_shape
+    rows = jnp.arange(height, dtype=jnp.int32)[:, None]
+    cols = jnp.arange(width, dtype=jnp.int32)[None, :]
+    return rows, cols
+
+
+class AbstractAction(eqx.Module):
+    """An operation applied to a selection of cells."""
+
+    operation: eqx.AbstractVar[Int32[Array, "*batch"]]
+
+    @abc.abstractmethod
+    def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
+        """The selected cells on an ``(H, W)`` canvas (one action, no batch axis)."""
+
+    @abc.abstractmethod
+    def in_bounds(self, grid_shape: tuple[int, int]) -> Bool[Array, ""]:
+        """Whether every coordinate lies on the canvas."""
+
+    @abc.abstractmethod
+    def to_history(self) -> Array:
+        """This action's row in the episode history (see module docstring)."""
+
+    @classmethod
+    @abc.abstractmethod
+    def history_row_shape(cls, grid_shape: tuple[int, int]) -> tuple[tuple[int, ...], np.dtype]:
+        """Shape and dtype of one history row."""
+
+    @classmethod
+    @abc.abstractmethod
+    def from_history(cls, row: Array, grid_shape: tuple[int, int]) -> AbstractAction:
+        """Inverse of :meth:`to_history`."""
+
+
+class PointAction(AbstractAction):
+    """Select the single cell ``(row, col)``."""
+
+    operation: Int32[Array, "*batch"] = _int32()
+    row: Int32[Array, "*batch"] = _int32()
+    col: Int32[Array, "*batch"] = _int32()
+
+    def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
+        rows, cols = _canvas_coordinates(grid_shape)
+        return (rows == self.row) & (cols == self.col)
+
+    def in_bounds(self, grid_shape: tuple[int, int]) -> Bool[Array, ""]:
+        height, width = grid_shape
+        return (self.row >= 0) & (self.row < height) & (self.col >= 0) & (self.col < width)
+
+    def to_history(self) -> Array:
+        return jnp.stack([self.operation, self.row, self.col]).astype(jnp.int8)
+
+    @classmethod
+    def history_row_shape(cls, grid_shape):
+        return (3,), np.dtype(np.int8)
+
+    @classmethod
+    def from_history(cls, row, grid_shape):
+        row = jnp.asarray(row, jnp.int32)
+        return cls(row[..., 0], row[..., 1], row[..., 2])
+
+
+class BboxAction(AbstractAction):
+    """Select the rectangle with corners ``(r1, c1)`` and ``(r2, c2)``: any order, inclusive."""
+
+    operation: Int32[Array, "*batch"] = _int32()
+    r1: Int32[Array, "*batch"] = _int32()
+    c1: Int32[Array, "*batch"] = _int32()
+    r2: Int32[Array, "*batch"] = _int32()
+    c2: Int32[Array, "*batch"] = _int32()
+
+    def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
+        rows, cols = _canvas_coordinates(grid_shape)
+        top, bottom = jnp.minimum(self.r1, self.r2), jnp.maximum(self.r1, self.r2)
+        left, right = jnp.minimum(self.c1, self.c2), jnp.maximum(self.c1, self.c2)
+        return (rows >= top) & (rows <= bottom) & (cols >= left) & (cols <= right)
+
+    def in_bounds(self, grid_shape: tuple[int, int]) -> Bool[Array, ""]:
+        height, width = grid_shape
+        rows_ok = (jnp.minimum(self.r1, self.r2) >= 0) & (jnp.maximum(self.r1, self.r2) < height)
+        cols_ok = (jnp.minimum(self.c1, self.c2) >= 0) & (jnp.maximum(self.c1, self.c2) < width)
+        return rows_ok & cols_ok
+
+    def to_history(self) -> Array:
+        return jnp.stack([self.operation, self.r1, self.c1, self.r2, self.c2]).astype(jnp.int8)
+
+    @classmethod
+    def history_row_shape(cls, grid_shape):
+        return (5,), np.dtype(np.int8)
+
+    @classmethod
+    def from_history(cls, row, grid_shape):
+        row = jnp.asarray(row, jnp.int32)
+        return cls(row[..., 0], row[..., 1], row[..., 2], row[..., 3], row[..., 4])
+
+
+class MaskAction(AbstractAction):
+    """Select an arbitrary set of cells: ``selection`` is a boolean ``(H, W)`` canvas mask."""
+
+    operation: Int32[Array, "*batch"] = _int32()
+    selection: Bool[Array, "*batch H W"] = eqx.field(
+        converter=lambda x: jnp.asarray(x, dtype=jnp.bool_)
+    )
+
+    def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
+        if tuple(self.selection.shape[-2:]) != tuple(grid_shape):
+            raise ValueError(
+                f"MaskAction.selection has shape {self.selection.shape[-2:]}, "
+                f"but the canvas is {tuple(grid_shape)}"
+            )
+        return self.selection
+
+    def in_bounds(self, grid_shape: tuple[int, int]) -> Bool[Array, ""]:
+        return jnp.asarray(tuple(self.selection.shape[-2:]) == tuple(grid_shape))
+
+    def to_history(self) -> UInt8[Array, " n"]:
+        packed = jnp.packbits(self.selection.reshape(-1))
+        return jnp.concatenate([self.operation.astype(jnp.uint8)[None], packed])
+
+    @classmethod
+    def history_row_shape(cls, grid_shape):
+        cells = grid_shape[0] * grid_shape[1]
+        return (1 + (cells + 7) // 8,), np.dtype(np.uint8)
+
+    @classmethod
+    def from_history(cls, row, grid_shape):
+        cells = grid_shape[0] * grid_shape[1]
+        bits = jnp.unpackbits(row[..., 1:], axis=-1, count=cells).astype(jnp.bool_)
+        selection = bits.reshape(*row.shape[:-1], *grid_shape)
+        return cls(row[..., 0].astype(jnp.int32), selection)
+
+
+ACTION_CLASSES: dict[str, type[AbstractAction]] = {
+    "point": PointAction,
+    "bbox": BboxAction,
+    "mask": MaskAction,
+}
+
+
+def action_class(selection_format: str) -> type[AbstractAction]:
+    """The action class of a selection format (``"point"``, ``"bbox"`` or ``"mask"``)."""
+    try:
+        return ACTION_CLASSES[selection_format]
+    except KeyError:
+        raise ValueError(
+            f"unknown selection_format {selection_format!r}; use one of {tuple(ACTION_CLASSES)}"
+        ) from None
