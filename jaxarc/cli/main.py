@@ -15,6 +15,7 @@ import sys
 SUBCOMMANDS: tuple[str, ...] = (
     "jaxarc.cli.data",
     "jaxarc.cli.bench",
+    "jaxarc.cli.render",
 )
 
 

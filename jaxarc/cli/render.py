@@ -1,0 +1,131 @@
+"""``jaxarc render`` (a task as an image) and ``jaxarc replay`` (a saved episode as a GIF)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from jaxarc.cli.main import CLIError
+
+IMAGE_FORMATS = ("png", "svg", "ansi")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    render = subparsers.add_parser(
+        "render", help="draw a task (demo pairs and test inputs) as PNG, SVG or terminal colours"
+    )
+    render.add_argument("task_id", metavar="TASK_ID", help="task id in SOURCE, e.g. 007bbfb7")
+    render.add_argument(
+        "--source",
+        default="arc-agi-1/training",
+        help="source name, directory or JSON file (default arc-agi-1/training)",
+    )
+    render.add_argument("--out", default=None, help="output file (default TASK_ID.png)")
+    render.add_argument(
+        "--format",
+        choices=IMAGE_FORMATS,
+        default=None,
+        help="png (task sheet), svg (one file per grid) or ansi (print); default from --out",
+    )
+    render.add_argument("--cell-size", type=int, default=16, help="pixels per cell (default 16)")
+    render.add_argument(
+        "--show-test-outputs", action="store_true", help="also draw the test outputs"
+    )
+    render.set_defaults(func=run_render)
+
+    replay = subparsers.add_parser(
+        "replay", help="draw a saved episode (.npz from EpisodeRecord.save) as an animated GIF"
+    )
+    replay.add_argument("episode", metavar="EPISODE", help="episode file written by .save()")
+    replay.add_argument("--out", default=None, help="output GIF (default EPISODE.gif)")
+    replay.add_argument("--cell-size", type=int, default=16, help="pixels per cell (default 16)")
+    replay.add_argument("--frame-ms", type=int, default=600, help="milliseconds per frame")
+    replay.add_argument("--print", action="store_true", help="also print each step as text")
+    replay.set_defaults(func=run_replay)
+
+
+def _format_of(args: argparse.Namespace) -> str:
+    if args.format is not None:
+        return args.format
+    if args.out is None:
+        return "png"
+    suffix = Path(args.out).suffix.lower().lstrip(".")
+    if suffix not in ("png", "svg"):
+        raise CLIError(f"cannot tell the format from --out {args.out!r}: use --format")
+    return suffix
+
+
+def run_render(args: argparse.Namespace) -> int:
+    from jaxarc.data import TaskFormatError, load_bank
+    from jaxarc.render import render_task_sheet, save_png, to_ansi, to_svg
+
+    if args.cell_size < 1:
+        raise CLIError(f"--cell-size must be >= 1, got {args.cell_size}")
+    fmt = _format_of(args)
+    try:
+        bank = load_bank(args.source)
+    except (TaskFormatError, ValueError, FileNotFoundError) as err:
+        raise CLIError(f"cannot load --source {args.source!r}: {err}") from None
+    try:
+        task = bank.task_by_id(args.task_id)
+    except KeyError as err:
+        raise CLIError(f"{err.args[0]} in {args.source!r}") from None
+
+    if fmt == "ansi":
+        for kind, k, which, grid, shape in _task_grids(task, args.show_test_outputs):
+            print(f"{args.task_id} {kind} {k} {which}")
+            print(to_ansi(grid, shape=shape))
+        return 0
+
+    out = Path(args.out or f"{args.task_id}.{fmt}")
+    if fmt == "png":
+        sheet = render_task_sheet(
+            task, args.task_id, cell_size=args.cell_size, show_test_outputs=args.show_test_outputs
+        )
+        save_png(sheet, out)
+        print(f"wrote {out} ({sheet.shape[1]}x{sheet.shape[0]} px)")
+        return 0
+    out.parent.mkdir(parents=True, exist_ok=True)  # svg: one file per grid, named after --out
+    written = []
+    for kind, k, which, grid, shape in _task_grids(task, args.show_test_outputs):
+        path = out.with_name(f"{out.stem}_{kind}{k}_{which}.svg")
+        path.write_text(to_svg(grid, args.cell_size, shape=shape), encoding="utf-8")
+        written.append(path)
+    print(f"wrote {len(written)} SVG files: {written[0]} ... {written[-1]}")
+    return 0
+
+
+def _task_grids(task, show_test_outputs: bool):
+    """``(kind, pair, "input"|"output", grid, shape)`` for every grid of a task to draw."""
+    for k in range(int(task.num_demos)):
+        yield "demo", k, "input", task.demo_inputs[k], task.demo_input_shapes[k]
+        yield "demo", k, "output", task.demo_outputs[k], task.demo_output_shapes[k]
+    for k in range(int(task.num_tests)):
+        yield "test", k, "input", task.test_inputs[k], task.test_input_shapes[k]
+        if show_test_outputs and bool(task.test_scored[k]):
+            yield "test", k, "output", task.test_outputs[k], task.test_output_shapes[k]
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from jaxarc.envs.operation_ids import OPERATION_NAMES
+    from jaxarc.render import EpisodeRecord, save_episode_gif, to_text
+
+    path = Path(args.episode)
+    if not path.is_file():
+        raise CLIError(f"no episode file at {path}")
+    try:
+        record = EpisodeRecord.load(path)
+    except (ValueError, OSError) as err:
+        raise CLIError(f"cannot read {path}: {err}") from None
+    out = Path(args.out) if args.out else path.with_suffix(".gif")
+    save_episode_gif(record, out, cell_size=args.cell_size, frame_ms=args.frame_ms)
+    if args.print:
+        for t in range(record.num_steps):
+            op = int(record.operations[t])
+            name = OPERATION_NAMES[op] if 0 <= op < len(OPERATION_NAMES) else str(op)
+            print(f"step {t + 1}: {name} reward {record.rewards[t]:+.3f}")
+            print(to_text(record.grids[t + 1], shape=record.grid_shapes[t + 1]), file=sys.stdout)
+    outcome = "solved" if record.success else "not solved"
+    print(f"wrote {out} ({record.num_steps} steps, {outcome})")
+    return 0
