@@ -1,0 +1,98 @@
+"""Devices and processes: the 1-D ``data`` mesh and JAX's multi-process runtime.
+
+The trainer has one code path for one CPU, several local devices and several machines:
+the task axis of the rollout batch is sharded over a 1-D mesh of *all global* devices (axis
+``data``) and parameters are replicated. With several processes each one runs the same
+program; :func:`initialize_distributed` (``jax.distributed.initialize``) must run before
+anything else touches JAX, and only the primary process (index 0) logs and checkpoints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+DATA_AXIS = "data"
+_ADDRESS = re.compile(r"^(?P<host>[^\s:]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})$")
+
+
+@dataclasses.dataclass(frozen=True)
+class DistributedConfig:
+    """How this process joins a multi-process run (all three set, or none)."""
+
+    coordinator_address: str | None = None
+    num_processes: int | None = None
+    process_id: int | None = None
+
+    def __post_init__(self) -> None:
+        given = [
+            v is not None for v in (self.coordinator_address, self.num_processes, self.process_id)
+        ]
+        if any(given) and not all(given):
+            raise ValueError(
+                "multi-process training needs all of --coordinator-address, --num-processes "
+                "and --process-id"
+            )
+        if self.coordinator_address is not None:
+            match = _ADDRESS.match(self.coordinator_address)
+            if match is None or not 0 < int(match["port"]) < 65536:
+                raise ValueError(
+                    f"coordinator address must be HOST:PORT, got {self.coordinator_address!r}"
+                )
+        if self.num_processes is not None and self.num_processes < 1:
+            raise ValueError(f"num_processes must be >= 1, got {self.num_processes}")
+        if self.process_id is not None and not 0 <= self.process_id < (self.num_processes or 0):
+            raise ValueError(
+                f"process_id must be in [0, {self.num_processes}), got {self.process_id}"
+            )
+
+    @property
+    def enabled(self) -> bool:
+        return self.coordinator_address is not None
+
+
+def initialize_distributed(config: DistributedConfig, *, cpu_collectives: str = "gloo") -> bool:
+    """Join the multi-process run described by ``config``; returns whether it did.
+
+    Must run before any JAX computation. On CPU the cross-process collectives use
+    ``cpu_collectives`` (gloo by default).
+    """
+    if not config.enabled:
+        return False
+    jax.config.update("jax_cpu_collectives_implementation", cpu_collectives)
+    jax.distributed.initialize(
+        coordinator_address=config.coordinator_address,
+        num_processes=config.num_processes,
+        process_id=config.process_id,
+    )
+    return True
+
+
+def is_primary_process() -> bool:
+    """True on the process that logs and writes checkpoints (index 0)."""
+    return jax.process_index() == 0
+
+
+def make_data_mesh(devices: list[jax.Device] | None = None) -> Mesh:
+    """A 1-D mesh with axis ``data`` over ``devices`` (default: all global devices)."""
+    devices = jax.devices() if devices is None else devices
+    return Mesh(np.asarray(devices), (DATA_AXIS,))
+
+
+def replicated(mesh: Mesh) -> NamedSharding:
+    """The sharding of parameters and optimiser state: a full copy on every device."""
+    return NamedSharding(mesh, PartitionSpec())
+
+
+def check_batch_divisible(batch_tasks: int, mesh: Mesh) -> None:
+    """Groups are never split: the task count must be a multiple of the device count."""
+    devices = mesh.devices.size
+    if batch_tasks % devices:
+        raise ValueError(
+            f"batch_tasks={batch_tasks} must be divisible by the {devices} devices of the "
+            f"'{DATA_AXIS}' mesh (each device holds whole groups of rollouts)"
+        )
