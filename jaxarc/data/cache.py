@@ -1,11 +1,11 @@
 """On-disk cache of parsed task banks, keyed by a hash of the source files' contents.
 
-A cache entry is one compressed ``.npz`` (padding compresses ~70x) holding the padded host arrays, the task ids and
-the skipped-task list. The key hashes the loader version, the canvas, the options and every
-source file's bytes, so editing a task file (or upgrading the loader) misses the cache.
-Entries are written to a temporary file and moved into place with ``os.replace``, so a
-reader never sees a half-written file. The cache root is ``$JAXARC_CACHE_DIR`` when set,
-else the platform's user cache directory (``platformdirs``).
+A cache entry is one compressed ``.npz`` (padding compresses ~70x) holding the padded host
+arrays, the task ids and the skipped-task list. The key hashes the loader version, the
+canvas, the options and every source file's bytes, so editing a task file (or upgrading
+the loader) misses the cache. Entries are written to a temporary file and moved into place
+with ``os.replace``, so a reader never sees a half-written file. The cache root is
+``$JAXARC_CACHE_DIR`` when set, else the platform's user cache directory (``platformdirs``).
 """
 
 from __future__ import annotations
