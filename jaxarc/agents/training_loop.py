@@ -1,0 +1,225 @@
+"""The training driver around ``make_train``: resume, logging, checkpoints, NaN guard, profile.
+
+``run_training(config, RunOptions(run_dir=...))`` runs ``config.num_updates`` GRPO updates
+and keeps everything in ``run_dir``::
+
+    run_dir/config.json        # the config of the run (also inside every checkpoint)
+    run_dir/metrics.jsonl      # one record per update (see jaxarc.agents.metrics_log)
+    run_dir/checkpoints/       # update_XXXXXXXX/ directories, written atomically
+    run_dir/learning_curve.png # drawn at the end
+    run_dir/tensorboard/       # only when a TensorBoard writer is importable
+
+Every update is a pure function of the train state (its PRNG key and update index live in
+it), so a run resumed from a checkpoint logs exactly the records an uninterrupted run would.
+With several processes all run this loop; only process 0 writes files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import jax
+
+from jaxarc.agents.checkpoint import (
+    config_to_dict,
+    latest_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+)
+from jaxarc.agents.distributed import is_primary_process, make_data_mesh
+from jaxarc.agents.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
+from jaxarc.agents.plotting import plot_learning_curve
+
+# progress-bar label -> metric names the trainer may use for it (first present wins)
+PROGRESS_METRICS: dict[str, tuple[str, ...]] = {
+    "return": ("return", "mean_return", "episode_return"),
+    "success": ("success_rate", "success"),
+    "kl": ("kl", "approx_kl"),
+    "clip": ("clip_fraction", "clip_frac"),
+}
+CURVE_METRICS = ("success_rate", "return", "mean_return", "loss", "kl", "clip_fraction")
+LOSS_METRICS = ("loss", "total_loss")
+
+
+class NonFiniteLossError(RuntimeError):
+    """The loss became NaN or infinite; the run stopped before saving that state."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """Where and how a run is kept (not part of the training config; no effect on results)."""
+
+    run_dir: Path
+    resume: bool = False
+    checkpoint_every: int = 50
+    keep_checkpoints: int | None = 3
+    progress: bool = True
+    profile_dir: Path | None = None
+    tensorboard: bool = True
+
+    def __post_init__(self) -> None:
+        if self.checkpoint_every < 1:
+            raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
+        if self.keep_checkpoints is not None and self.keep_checkpoints < 1:
+            raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints}")
+
+    @property
+    def checkpoint_root(self) -> Path:
+        return Path(self.run_dir) / "checkpoints"
+
+    @property
+    def metrics_path(self) -> Path:
+        return Path(self.run_dir) / "metrics.jsonl"
+
+    @property
+    def curve_path(self) -> Path:
+        return Path(self.run_dir) / "learning_curve.png"
+
+
+@dataclasses.dataclass
+class TrainingResult:
+    state: Any
+    records: list[dict[str, Any]]
+    last_checkpoint: Path | None
+
+
+def env_steps_per_update(config: Any) -> int:
+    """Environment steps one update simulates: tasks x group size x rollout steps."""
+    return int(config.batch_tasks) * int(config.group_size) * int(config.rollout_steps)
+
+
+def _first_present(metrics: Mapping[str, Any], names: tuple[str, ...]) -> Any | None:
+    return next((metrics[n] for n in names if n in metrics), None)
+
+
+def _check_finite(update: int, metrics: Mapping[str, Any], last_checkpoint: Path | None) -> None:
+    bad = [
+        f"{name}={value}"
+        for name, value in metrics.items()
+        if (name in LOSS_METRICS or name.endswith("loss"))
+        and isinstance(value, float)
+        and not math.isfinite(value)
+    ]
+    if bad:
+        where = str(last_checkpoint) if last_checkpoint else "none written yet"
+        raise NonFiniteLossError(
+            f"update {update}: non-finite loss ({', '.join(bad)}); training stopped without "
+            f"saving this state. Last good checkpoint: {where}. Try a lower learning rate or "
+            "a smaller max_grad_norm."
+        )
+
+
+def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, disable=not enabled, unit="upd", dynamic_ncols=True)
+
+
+def run_training(
+    config: Any,
+    options: RunOptions,
+    *,
+    make_train: Callable[..., tuple[Callable, Callable]] | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> TrainingResult:
+    """Train for ``config.num_updates`` updates (continuing from the newest checkpoint with
+    ``options.resume``). ``make_train`` defaults to :func:`jaxarc.agents.make_train`.
+
+    Raises :class:`NonFiniteLossError` if the loss stops being finite and ``FileExistsError``
+    if ``run_dir`` already holds checkpoints and ``resume`` is off.
+    """
+    if make_train is None:
+        from jaxarc.agents import make_train as default_make_train
+
+        make_train = default_make_train
+    primary = is_primary_process()
+    run_dir = Path(options.run_dir)
+    existing = latest_checkpoint(options.checkpoint_root)
+    if existing is not None and not options.resume:
+        raise FileExistsError(
+            f"{run_dir} already holds checkpoints (newest {existing.name}); pass --resume to "
+            "continue that run or choose another --run-dir"
+        )
+    init, update = make_train(config, make_data_mesh())
+    state = init(jax.random.key(config.seed))
+    start = 0
+    if options.resume and existing is not None:
+        loaded = load_checkpoint(existing, state)
+        state, start = loaded.state, loaded.update_index
+    if primary:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.json").write_text(
+            json.dumps(config_to_dict(config), indent=2, sort_keys=True)
+        )
+    log = (
+        MetricsLog(
+            options.metrics_path,
+            resume_after=start if options.resume else None,
+            tensorboard_dir=run_dir / "tensorboard" if options.tensorboard else None,
+        )
+        if primary
+        else None
+    )
+    steps_per_update = env_steps_per_update(config)
+    last_checkpoint = existing if options.resume else None
+    # profile one update after the first (compiling) one, or the only one
+    profile_at = min(start + 1, config.num_updates - 1)
+    bar = _progress_bar(config.num_updates, start, options.progress and primary)
+    try:
+        for index in range(start, config.num_updates):
+            profiling = options.profile_dir is not None and index == profile_at
+            if profiling:
+                jax.profiler.start_trace(str(options.profile_dir))
+            tic = time.perf_counter()
+            state, metrics = update(state)
+            record = to_python_scalars(metrics)  # waits for the update to finish
+            seconds = time.perf_counter() - tic
+            if profiling:
+                jax.profiler.stop_trace()
+            done = index + 1
+            record["env_steps"] = done * steps_per_update
+            record[TIME_PREFIX + "update_seconds"] = seconds
+            record[TIME_PREFIX + "env_steps_per_second"] = steps_per_update / seconds
+            if log is not None:
+                record = log.write(done, record)
+            if on_record is not None:
+                on_record(record)
+            _check_finite(done, record, last_checkpoint)
+            bar.update(1)
+            bar.set_postfix(
+                {
+                    label: f"{value:.3g}"
+                    for label, names in PROGRESS_METRICS.items()
+                    if (value := _first_present(record, names)) is not None
+                }
+                | {"steps/s": f"{steps_per_update / seconds:.3g}"},
+                refresh=False,
+            )
+            due = done % options.checkpoint_every == 0 or done == config.num_updates
+            if due and primary:
+                last_checkpoint = save_checkpoint(
+                    options.checkpoint_root, done, state, config, keep=options.keep_checkpoints
+                )
+    finally:
+        bar.close()
+        if log is not None:
+            log.close()
+    records = []
+    if primary:
+        from jaxarc.agents.metrics_log import read_metrics
+
+        records = read_metrics(options.metrics_path)
+        if records:
+            plot_learning_curve(
+                records,
+                options.curve_path,
+                [m for m in CURVE_METRICS if m in records[-1]],
+                title=f"{getattr(config, 'source', 'training')} - {len(records)} updates",
+            )
+    return TrainingResult(state, records, last_checkpoint)

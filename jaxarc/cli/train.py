@@ -1,0 +1,240 @@
+"""``jaxarc train`` (GRPO training) and ``jaxarc eval`` (solve rate of a checkpoint on ARC).
+
+Every field of :class:`jaxarc.agents.TrainConfig` is a flag (generated from the dataclass,
+see :mod:`jaxarc.cli.dataclass_flags`); ``--preset`` picks the base the flags override.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from jaxarc.cli.dataclass_flags import (
+    FlagSpec,
+    add_dataclass_flags,
+    apply_overrides,
+    describe_config,
+    overrides_from_args,
+)
+from jaxarc.cli.main import CLIError
+
+PRESETS = ("quick", "default")
+# fields that may differ from a resumed run's saved config without changing its results
+_RESUMABLE_CHANGES = frozenset({("num_updates",)})
+
+
+def _train_config_class() -> type:
+    from jaxarc.agents.config import TrainConfig
+
+    return TrainConfig
+
+
+def default_compile_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("jaxarc")) / "xla-compilation-cache"
+
+
+def enable_compile_cache(directory: Path) -> None:
+    """Persist compiled XLA programs in ``directory`` so later runs skip compilation."""
+    import jax
+
+    directory.mkdir(parents=True, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", str(directory))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+def _add_runtime_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("runtime (no effect on the results)")
+    group.add_argument(
+        "--compile-cache-dir",
+        type=Path,
+        default=None,
+        help=f"persistent XLA compilation cache (default: {default_compile_cache_dir()})",
+    )
+    group.add_argument(
+        "--no-compile-cache",
+        action="store_true",
+        help="do not read or write the persistent compilation cache",
+    )
+    dist = parser.add_argument_group("multi-process (jax.distributed)")
+    dist.add_argument("--coordinator-address", metavar="HOST:PORT", default=None)
+    dist.add_argument("--num-processes", type=int, metavar="N", default=None)
+    dist.add_argument("--process-id", type=int, metavar="I", default=None)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    train = subparsers.add_parser(
+        "train",
+        help="train a GRPO agent (flags = the TrainConfig fields)",
+        description="Train a GRPO agent. Every TrainConfig field is a flag; flags override "
+        "--preset (or, with --resume, the resumed run's saved config).",
+    )
+    train.add_argument("--preset", choices=PRESETS, default=None, help="base config")
+    train.add_argument("--run-dir", type=Path, default=Path("runs/train"), help="output dir")
+    train.add_argument("--resume", action="store_true", help="continue from newest checkpoint")
+    train.add_argument("--checkpoint-every", type=_positive_int, default=50, metavar="N")
+    train.add_argument("--keep-checkpoints", type=_positive_int, default=3, metavar="N")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument("--no-tensorboard", action="store_true", help="never write TensorBoard")
+    train.add_argument("--profile", type=Path, default=None, metavar="DIR", help="trace dir")
+    train.add_argument("--dry-run", action="store_true", help="print the config and exit")
+    _add_runtime_flags(train)
+    config_group = train.add_argument_group("training config (TrainConfig fields)")
+    try:
+        defaults = _train_config_class()()
+    except ModuleNotFoundError:  # the trainer is not installed in this checkout yet
+        specs: list[FlagSpec] = []
+    else:
+        specs = add_dataclass_flags(config_group, defaults)
+    train.set_defaults(func=lambda args: run_train(args, specs, train))
+
+    evaluate = subparsers.add_parser(
+        "eval", help="solve rate (pass@k) of a trained checkpoint on ARC test pairs"
+    )
+    evaluate.add_argument("--checkpoint", type=Path, required=True, metavar="DIR")
+    evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
+    evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
+    evaluate.add_argument("--max-steps", type=_positive_int, default=None, help="per attempt")
+    evaluate.add_argument("--limit", type=_positive_int, default=None, help="first N tasks")
+    evaluate.add_argument("--batch-size", type=_positive_int, default=32, metavar="N")
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--out", type=Path, default=None, help="per-task results JSON")
+    _add_runtime_flags(evaluate)
+    evaluate.set_defaults(func=run_eval)
+
+
+def _distributed_config(args: argparse.Namespace) -> Any:
+    from jaxarc.agents.distributed import DistributedConfig
+
+    try:
+        return DistributedConfig(args.coordinator_address, args.num_processes, args.process_id)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+
+
+def _prepare_runtime(args: argparse.Namespace) -> bool:
+    """Join the distributed run and switch on the compile cache; returns "am I primary"."""
+    from jaxarc.agents.distributed import initialize_distributed, is_primary_process
+
+    initialize_distributed(_distributed_config(args))
+    if not args.no_compile_cache:
+        enable_compile_cache(args.compile_cache_dir or default_compile_cache_dir())
+    return is_primary_process()
+
+
+def resolve_train_config(
+    args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
+) -> tuple[Any, Path | None]:
+    """The run's config (preset or resumed config, then flags) and the checkpoint to resume."""
+    from jaxarc.agents.checkpoint import CheckpointError, config_from_dict, latest_checkpoint
+
+    cls = _train_config_class()
+    try:
+        overrides = overrides_from_args(args, specs)
+    except ValueError as err:
+        parser.error(str(err))
+    resume_from = latest_checkpoint(args.run_dir / "checkpoints") if args.resume else None
+    if resume_from is not None:
+        if args.preset is not None:
+            parser.error("--preset cannot be combined with --resume (the run's config is used)")
+        try:
+            base = config_from_dict(cls, json.loads((resume_from / "config.json").read_text()))
+        except (CheckpointError, TypeError, ValueError) as err:
+            raise CLIError(f"cannot read the config of {resume_from}: {err}") from None
+        changed = sorted(set(overrides) - _RESUMABLE_CHANGES)
+        if changed:
+            names = ", ".join(".".join(path) for path in changed)
+            print(f"warning: resuming with changed config fields: {names}", file=sys.stderr)
+    else:
+        base = cls.preset(args.preset) if args.preset is not None else cls()
+    try:
+        return apply_overrides(base, overrides), resume_from
+    except (TypeError, ValueError) as err:
+        parser.error(f"invalid training config: {err}")
+
+
+def run_train(
+    args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
+) -> int:
+    if not specs:
+        raise CLIError("the trainer (jaxarc.agents.config) is not available in this install")
+    config, resume_from = resolve_train_config(args, specs, parser)
+    if args.resume and resume_from is None:
+        print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
+    if args.dry_run:
+        print(describe_config(config))
+        return 0
+    primary = _prepare_runtime(args)
+    from jaxarc.agents.training_loop import NonFiniteLossError, RunOptions, run_training
+
+    if primary:
+        print(describe_config(config), flush=True)
+        if resume_from is not None:
+            print(f"resuming from {resume_from}", flush=True)
+    options = RunOptions(
+        run_dir=args.run_dir,
+        resume=args.resume,
+        checkpoint_every=args.checkpoint_every,
+        keep_checkpoints=args.keep_checkpoints,
+        progress=not args.no_progress,
+        profile_dir=args.profile,
+        tensorboard=not args.no_tensorboard,
+    )
+    try:
+        result = run_training(config, options)
+    except FileExistsError as err:
+        raise CLIError(str(err)) from None
+    except NonFiniteLossError as err:
+        print(f"jaxarc: error: {err}", file=sys.stderr)
+        return 1
+    if primary:
+        last = result.records[-1] if result.records else {}
+        summary = {k: v for k, v in last.items() if not k.startswith("time/")}
+        print(f"final: {summary}")
+        print(f"checkpoint: {result.last_checkpoint}")
+        print(f"metrics: {options.metrics_path}  curve: {options.curve_path}")
+        if args.profile is not None:
+            print(f"profile trace: {args.profile}")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    primary = _prepare_runtime(args)
+    from jaxarc.agents.evaluate import EvaluationError, evaluate_checkpoint
+
+    try:
+        report = evaluate_checkpoint(
+            args.checkpoint,
+            args.source,
+            attempts=args.attempts,
+            max_steps=args.max_steps,
+            limit=args.limit,
+            batch_size=args.batch_size,
+            seed=args.seed,
+        )
+    except EvaluationError as err:
+        raise CLIError(str(err)) from None
+    out = args.out or args.checkpoint / f"eval_{args.source.replace('/', '_')}.json"
+    if primary:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2))
+        print(
+            f"{args.source}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
+            f"(pass@{args.attempts} = {report['solve_rate']:.3f}); "
+            f"test pairs {report['solved_pairs']}/{report['num_pairs']}; results: {out}"
+        )
+    return 0
