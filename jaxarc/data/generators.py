@@ -1,0 +1,207 @@
+"""Generated task sources (``gen/...``): a new random task every episode, made on device.
+
+``make_generator("gen/easy")`` returns a :class:`GeneratorSource`, an
+:class:`~jaxarc.data.source.AbstractTaskSource` usable wherever a task bank is (e.g.
+``arc_reset(key, config, make_generator("gen/easy"))``). Each call of
+:meth:`GeneratorSource.sample_task` draws a family (for mixtures), the task's rule
+parameters (colours, direction) and ``P + Q`` pairs following that rule, all with
+``jax.random`` inside compiled code. The family is never part of the task: an agent must
+infer the rule from the demonstration pairs.
+
+Selection format: the families are designed for **bbox** actions (flips, rotations and
+moves act on a rectangle; a point selects one cell only). :func:`oracle_actions` gives a
+shortest bbox solution of an instance (``(operation, r1, c1, r2, c2)`` tuples, SUBMIT last).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Int32, PRNGKeyArray, PyTree
+
+from jaxarc.data.bank import Task
+from jaxarc.data.generator_families import (
+    EASY_FAMILIES,
+    FAMILIES,
+    GeneratedPair,
+    sample_task_params,
+)
+from jaxarc.data.source import AbstractTaskSource
+
+GENERATOR_PREFIX = "gen/"
+RETRIES = 2  # candidates drawn per pair; the first valid one is kept
+
+
+class GeneratorSource(AbstractTaskSource):
+    """Random tasks from a mixture of families (uniform over ``families``)."""
+
+    families: tuple[str, ...] = eqx.field(static=True)
+    canvas: tuple[int, int] = eqx.field(static=True, default=(8, 8))
+    num_demos: int = eqx.field(static=True, default=4)
+    num_tests: int = eqx.field(static=True, default=1)
+    name: str = eqx.field(static=True, default="gen/custom")
+
+    def __check_init__(self):
+        unknown = [f for f in self.families if f not in FAMILIES]
+        if not self.families or unknown:
+            raise ValueError(f"unknown generator families {unknown}; known: {sorted(FAMILIES)}")
+        if min(self.canvas) < 5:
+            raise ValueError(f"generator canvas {self.canvas} is too small (at least 5x5)")
+        if self.num_demos < 2 or self.num_tests < 1:
+            raise ValueError("generators need at least 2 demonstration pairs and 1 test pair")
+
+    @property
+    def canvas_shape(self) -> tuple[int, int]:
+        return self.canvas
+
+    @property
+    def max_demos(self) -> int:
+        return self.num_demos
+
+    @property
+    def max_tests(self) -> int:
+        return self.num_tests
+
+    def sample_task(
+        self, key: PRNGKeyArray, task_index: Int32[Array, ""]
+    ) -> tuple[Task, Int32[Array, ""]]:
+        task, _ = self.sample_task_and_family(key)
+        return task, jnp.asarray(-1, dtype=jnp.int32)
+
+    def sample_task_and_family(self, key: PRNGKeyArray) -> tuple[Task, Int32[Array, ""]]:
+        """A task and the index (into :attr:`families`) of the family that made it."""
+        family_key, params_key, pairs_key = jax.random.split(key, 3)
+        family = jax.random.randint(family_key, (), 0, len(self.families), dtype=jnp.int32)
+        params = sample_task_params(params_key)
+        num_pairs = self.num_demos + self.num_tests
+        keys = jax.random.split(pairs_key, (num_pairs, RETRIES))
+
+        def one_family(name: str):
+            generate = FAMILIES[name]
+
+            def pairs(keys, params):
+                candidates = jax.vmap(jax.vmap(lambda k: generate(k, params, self.canvas)))(keys)
+                first_valid = jnp.argmax(candidates.valid, axis=1)
+                return jax.tree.map(
+                    lambda x: jnp.take_along_axis(
+                        x, first_valid.reshape((-1,) + (1,) * (x.ndim - 1)), axis=1
+                    )[:, 0],
+                    candidates,
+                )
+
+            return pairs
+
+        branches = [one_family(name) for name in self.families]
+        if len(branches) == 1:
+            pairs = branches[0](keys, params)
+        else:
+            pairs = jax.lax.switch(family, branches, keys, params)
+        return _task_from_pairs(pairs, self.num_demos), family
+
+    def episode_store(self, task: Task) -> PyTree:
+        return task  # small on a generator canvas: the state keeps the task itself
+
+    def episode_task(self, store: PyTree, task_index: Int32[Array, ""]) -> Task:
+        return store
+
+
+def _task_from_pairs(pairs: GeneratedPair, num_demos: int) -> Task:
+    num_tests = pairs.input.shape[0] - num_demos
+    return Task(
+        demo_inputs=pairs.input[:num_demos],
+        demo_outputs=pairs.output[:num_demos],
+        demo_input_shapes=pairs.input_shape[:num_demos],
+        demo_output_shapes=pairs.output_shape[:num_demos],
+        num_demos=jnp.asarray(num_demos, dtype=jnp.int32),
+        test_inputs=pairs.input[num_demos:],
+        test_outputs=pairs.output[num_demos:],
+        test_input_shapes=pairs.input_shape[num_demos:],
+        test_output_shapes=pairs.output_shape[num_demos:],
+        num_tests=jnp.asarray(num_tests, dtype=jnp.int32),
+        test_scored=jnp.ones((num_tests,), dtype=bool),
+    )
+
+
+MIXTURES: dict[str, tuple[str, ...]] = {"easy": EASY_FAMILIES}
+
+
+def generator_names() -> tuple[str, ...]:
+    """Every ``gen/...`` name :func:`make_generator` accepts."""
+    return tuple(GENERATOR_PREFIX + n for n in (*MIXTURES, *FAMILIES))
+
+
+def make_generator(
+    name: str, canvas: tuple[int, int] = (8, 8), num_demos: int = 4, num_tests: int = 1
+) -> GeneratorSource:
+    """The generator source called ``name`` (``"gen/easy"``, ``"gen/rot180"``, ...)."""
+    short = name.removeprefix(GENERATOR_PREFIX)
+    if not name.startswith(GENERATOR_PREFIX) or (short not in MIXTURES and short not in FAMILIES):
+        raise ValueError(f"unknown generator {name!r}; known: {', '.join(generator_names())}")
+    families = MIXTURES.get(short, (short,))
+    return GeneratorSource(
+        families=families, canvas=tuple(canvas), num_demos=num_demos, num_tests=num_tests, name=name
+    )
+
+
+# ---------------------------------------------------------------- oracle (host side, NumPy)
+
+BboxTuple = tuple[int, int, int, int, int]
+
+
+def _components(mask: np.ndarray) -> list[tuple[int, int]]:
+    """One cell (the first in row-major order) of each 4-connected component of ``mask``."""
+    seen = np.zeros_like(mask, dtype=bool)
+    firsts = []
+    for r, c in zip(*np.nonzero(mask), strict=True):
+        if seen[r, c]:
+            continue
+        firsts.append((int(r), int(c)))
+        stack = [(r, c)]
+        while stack:
+            y, x = stack.pop()
+            if not (0 <= y < mask.shape[0] and 0 <= x < mask.shape[1]):
+                continue
+            if seen[y, x] or not mask[y, x]:
+                continue
+            seen[y, x] = True
+            stack += [(y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)]
+    return firsts
+
+
+def oracle_actions(family: str, input_grid: np.ndarray, output_grid: np.ndarray) -> list[BboxTuple]:
+    """A shortest bbox action sequence turning ``input_grid`` into ``output_grid``.
+
+    Grids are cropped (no ``-1`` padding). ``family`` names the rule that made the pair.
+    """
+    from jaxarc.envs import operation_ids as ops  # deferred: jaxarc.envs imports jaxarc.data
+
+    inp, out = np.asarray(input_grid), np.asarray(output_grid)
+    h, w = inp.shape
+    whole = (0, 0, h - 1, w - 1)
+    submit = (ops.SUBMIT, 0, 0, 0, 0)
+    if family == "rot180":
+        return [(ops.FLIP_LR, *whole), (ops.FLIP_TB, *whole), submit]
+    if family == "flip":
+        op = ops.FLIP_LR if np.array_equal(out, inp[:, ::-1]) else ops.FLIP_TB
+        return [(op, *whole), submit]
+    if family == "rotate":
+        op = ops.ROTATE_CW if np.array_equal(out, np.rot90(inp, -1)) else ops.ROTATE_CCW
+        return [(op, *whole), submit]
+    if family in ("recolour", "fill_background"):
+        changed = inp != out
+        actions = []
+        for r, c in _components(changed):
+            actions.append((ops.FLOOD_0 + int(out[r, c]), r, c, r, c))
+        return [*actions, submit]
+    if family == "move":
+        before = np.argwhere(inp != 0).mean(axis=0)
+        after = np.argwhere(out != 0).mean(axis=0)
+        d_row, d_col = np.round(after - before).astype(int)
+        if d_row:
+            op, steps = (ops.MOVE_DOWN if d_row > 0 else ops.MOVE_UP), abs(d_row)
+        else:
+            op, steps = (ops.MOVE_RIGHT if d_col > 0 else ops.MOVE_LEFT), abs(d_col)
+        return [(op, *whole)] * steps + [submit]
+    raise ValueError(f"no oracle for family {family!r}; known: {sorted(FAMILIES)}")
