@@ -1,0 +1,24 @@
+"""Gymnasium adapters: ``gymnasium.make("jaxarc/ARC-AGI-1-v0")`` and a batched vector env."""
+
+from jaxarc.gym.backend import JaxBackend
+from jaxarc.gym.env import ArcGymnasiumEnv
+from jaxarc.gym.registration import gymnasium_id, register_gymnasium_envs
+from jaxarc.gym.spaces import (
+    action_from_gymnasium,
+    action_space,
+    observation_space,
+    observation_to_numpy,
+)
+from jaxarc.gym.vector import ArcGymnasiumVectorEnv
+
+__all__ = [
+    "ArcGymnasiumEnv",
+    "ArcGymnasiumVectorEnv",
+    "JaxBackend",
+    "action_from_gymnasium",
+    "action_space",
+    "gymnasium_id",
+    "observation_space",
+    "observation_to_numpy",
+    "register_gymnasium_envs",
+]

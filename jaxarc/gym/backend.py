@@ -1,0 +1,107 @@
+"""What a Gymnasium adapter runs on: a jaxarc environment's config, task source and rewards."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from jaxarc.data.bank import TaskBank
+from jaxarc.data.source import AbstractTaskSource
+from jaxarc.envs.config import JaxArcConfig, RewardParams
+
+RENDER_MODES: tuple[str, ...] = ("rgb_array", "ansi")
+RESET_OPTION_KEYS: tuple[str, ...] = ("task_id", "task_index", "pair")
+
+
+def check_render_mode(render_mode: str | None) -> None:
+    """``ValueError`` for a render mode the adapters cannot draw (``"human"`` included)."""
+    if render_mode is None or render_mode in RENDER_MODES:
+        return
+    if render_mode == "human":
+        raise ValueError(
+            "render_mode='human' is not supported: jaxarc opens no window. Use "
+            "render_mode='rgb_array' (frames as uint8 arrays, e.g. for a video recorder) or "
+            "'ansi' (coloured terminal text)."
+        )
+    raise ValueError(f"unknown render_mode {render_mode!r}; supported: {RENDER_MODES}")
+
+
+@dataclasses.dataclass(frozen=True)
+class JaxBackend:
+    """A jaxarc environment taken apart for the adapters (all static)."""
+
+    name: str
+    config: JaxArcConfig
+    source: AbstractTaskSource
+    reward_params: RewardParams
+
+    @classmethod
+    def from_name(cls, env_name: str, **options: Any) -> JaxBackend:
+        """``jaxarc.make(env_name, **options)`` taken apart."""
+        from jaxarc.envs.registry import make
+
+        env, params = make(env_name, **options)
+        return cls.from_env(env, params)
+
+    @classmethod
+    def from_env(cls, env, params=None) -> JaxBackend:
+        """From a gymnax ``ArcEnvironment`` and its params (defaults when ``None``)."""
+        params = env.default_params if params is None else params
+        return cls(env.name, env.config, env.task_source, params.reward)
+
+    def task_index(self, task_id: str) -> int:
+        """Bank index of ``task_id``; ``ValueError`` when the source has no ids."""
+        if not isinstance(self.source, TaskBank):
+            raise ValueError(
+                f"options['task_id'] needs a task bank; {self.name!r} generates its tasks"
+            )
+        try:
+            return self.source.task_ids.index(task_id)
+        except KeyError as err:
+            raise ValueError(f"{err.args[0]} in {self.name!r}") from None
+
+    def task_id(self, task_index: int) -> str:
+        """The id of a bank index (``""`` for generated tasks)."""
+        if isinstance(self.source, TaskBank) and 0 <= task_index < self.source.num_tasks:
+            return self.source.task_ids[task_index]
+        return ""
+
+    def reset_indices(self, options: Mapping | None, batch: int | None = None):
+        """``(task_index, pair_index)`` from reset options (``-1``: sample); arrays for a batch.
+
+        ``options`` may hold ``task_id`` (a str, or a list of ``batch`` strs), ``task_index``
+        and ``pair`` (ints or lists). Unknown keys are an error naming the known ones.
+        """
+        options = dict(options or {})
+        options.pop("reset_mask", None)
+        unknown = sorted(set(options) - set(RESET_OPTION_KEYS))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; known: {RESET_OPTION_KEYS}")
+        if "task_id" in options and "task_index" in options:
+            raise ValueError("give options['task_id'] or options['task_index'], not both")
+        task = options.get("task_index", -1)
+        if "task_id" in options:
+            ids = options["task_id"]
+            task = [self.task_index(i) for i in ids] if _is_list(ids) else self.task_index(ids)
+        pair = options.get("pair", -1)
+        if batch is None:
+            if _is_list(task) or _is_list(pair):
+                raise ValueError("a single environment takes one task_id/task_index/pair")
+            return int(task), int(pair)
+        return _per_env(task, batch, "task"), _per_env(pair, batch, "pair")
+
+
+def _is_list(value) -> bool:
+    return isinstance(value, list | tuple | np.ndarray)
+
+
+def _per_env(value, batch: int, what: str) -> np.ndarray:
+    array = np.asarray(value, dtype=np.int32)
+    if array.ndim == 0:
+        return np.full((batch,), int(array), dtype=np.int32)
+    if array.shape != (batch,):
+        raise ValueError(f"reset option for {what} has {array.shape[0]} entries for {batch} envs")
+    return array

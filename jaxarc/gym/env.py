@@ -1,0 +1,155 @@
+"""``gymnasium.Env`` over the jitted jaxarc core: ``gymnasium.make("jaxarc/ARC-AGI-1-v0")``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import jax
+import numpy as np
+
+from jaxarc.envs.functional import arc_reset, arc_step
+from jaxarc.envs.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
+from jaxarc.gym.backend import RENDER_MODES, JaxBackend, check_render_mode
+from jaxarc.gym.spaces import (
+    action_from_gymnasium,
+    action_space,
+    observation_space,
+    observation_to_numpy,
+)
+
+
+class ArcGymnasiumEnv(gymnasium.Env):
+    """One ARC environment with Gymnasium's API; each ``step`` is one jitted call.
+
+    Args:
+        env_name: a name for :func:`jaxarc.make` (ignored when ``jax_env`` is given).
+        render_mode: ``"rgb_array"``, ``"ansi"`` or ``None`` (``"human"`` is not supported).
+        jax_env / jax_params: an existing gymnax ``ArcEnvironment`` and params instead.
+        cell_size: pixels per cell of ``rgb_array`` frames.
+        **options: :func:`jaxarc.make` options (``selection_format``, ``max_episode_steps``...).
+
+    ``reset(seed=..., options={"task_id": ..., "pair": ...})`` plays a chosen task and pair
+    (``task_index`` instead of ``task_id`` works too); without options both are sampled.
+    Observations are dicts of NumPy arrays; ``info`` holds ``task_id``, ``task_index``,
+    ``pair``, ``success`` and ``similarity``. Stepping after the episode ended changes
+    nothing (reward 0) until ``reset``.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+
+    def __init__(
+        self,
+        env_name: str = "ARC-AGI-1",
+        render_mode: str | None = None,
+        *,
+        jax_env=None,
+        jax_params=None,
+        cell_size: int = 16,
+        **options: Any,
+    ):
+        check_render_mode(render_mode)
+        if jax_env is not None:
+            if options:
+                raise TypeError(f"options {sorted(options)} do not apply when jax_env is given")
+            self.backend = JaxBackend.from_env(jax_env, jax_params)
+        else:
+            self.backend = JaxBackend.from_name(env_name, **options)
+        self.render_mode = render_mode
+        self.cell_size = cell_size
+        self.observation_space = observation_space(
+            self.backend.config, self.backend.source.max_demos
+        )
+        self.action_space = action_space(self.backend.config)
+        self._state = None
+        self._last_operation = -1
+
+    @property
+    def config(self):
+        return self.backend.config
+
+    @property
+    def state(self):
+        """The current :class:`~jaxarc.envs.types.ArcState` (JAX arrays), ``None`` before reset."""
+        return self._state
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        task_index, pair_index = self.backend.reset_indices(options)
+        key = jax.random.key(int(self.np_random.integers(0, 2**31 - 1)))
+        self._state, obs = arc_reset(
+            key,
+            self.config,
+            self.backend.source,
+            task_index,
+            pair_index,
+            self.backend.reward_params,
+        )
+        self._last_operation = -1
+        host_obs, host_state = jax.device_get((obs, self._info_arrays(self._state)))
+        return observation_to_numpy(host_obs), self._info(host_state)
+
+    def step(self, action):
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        structured = action_from_gymnasium(action, self.config)
+        self._state, obs, reward, _, info = arc_step(self._state, structured, self.config)
+        self._last_operation = int(np.asarray(action["operation"]))
+        host = jax.device_get((obs, reward, info, self._info_arrays(self._state)))
+        host_obs, host_reward, host_info, host_state = host
+        return (
+            observation_to_numpy(host_obs),
+            float(host_reward),
+            bool(host_info["terminated"]),
+            bool(host_info["truncated"]),
+            self._info(host_state),
+        )
+
+    @staticmethod
+    def _info_arrays(state) -> dict:
+        return {
+            "task_index": state.task_index,
+            "pair": state.pair_index,
+            "success": state.success,
+            "similarity": state.similarity,
+            "step_count": state.step_count,
+        }
+
+    def _info(self, host: dict) -> dict:
+        task_index = int(host["task_index"])
+        return {
+            "task_id": self.backend.task_id(task_index),
+            "task_index": task_index,
+            "pair": int(host["pair"]),
+            "success": bool(host["success"]),
+            "similarity": float(host["similarity"]),
+            "step_count": int(host["step_count"]),
+        }
+
+    def render(self):
+        """``rgb_array``: the working grid with the last selection outlined; ``ansi``: text."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; returning None")
+            return None
+        if self._state is None:
+            raise RuntimeError("call reset() before render()")
+        from jaxarc.render import draw_selection, render_rgb, to_ansi
+
+        grid, selection = np.asarray(self._state.grid), np.asarray(self._state.selection)
+        if self.render_mode == "rgb_array":
+            image = render_rgb(grid, self.cell_size)
+            return draw_selection(image, selection, self.cell_size)
+        op = self._last_operation
+        name = OPERATION_NAMES[op] if 0 <= op < NUM_OPERATIONS else "-"
+        header = f"step {int(self._state.step_count)}  last: {name}"
+        return header + "\n" + to_ansi(grid, shape=np.asarray(self._state.grid_shape)) + "\n"
+
+
+def make_gymnasium_env(env_name: str = "ARC-AGI-1", render_mode: str | None = None, **kwargs):
+    """The entry point of the registered ids (see :func:`register_gymnasium_envs`).
+
+    A function rather than the class, so that ``gymnasium.make(..., render_mode="human")``
+    reaches :class:`ArcGymnasiumEnv` and fails with a clear message instead of Gymnasium
+    silently substituting a pygame window wrapper.
+    """
+    return ArcGymnasiumEnv(env_name, render_mode, **kwargs)

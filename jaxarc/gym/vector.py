@@ -1,0 +1,287 @@
+"""``gymnasium.vector.VectorEnv`` over batched jaxarc environments: one jitted call per step.
+
+Autoreset follows Gymnasium 1.x (``metadata["autoreset_mode"]``):
+
+* ``NEXT_STEP`` (default): the step that ends an episode returns its last observation;
+  the *next* ``step`` resets that environment (its action is ignored, reward 0,
+  terminated and truncated False) and returns the new episode's first observation.
+* ``SAME_STEP``: the ending step already returns the new episode's first observation;
+  the ending one is in ``info["final_obs"]`` (with ``info["_final_obs"]`` marking which).
+* ``DISABLED``: nothing resets by itself; call ``reset(options={"reset_mask": mask})``.
+
+Autoresets sample a new task and pair. ``reset(seed=s)`` plays exactly what
+``batch_reset(jax.random.split(jax.random.key(s), num_envs), config, source)`` does.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.gym.backend import RENDER_MODES, JaxBackend, check_render_mode
+from jaxarc.gym.spaces import (
+    action_from_gymnasium,
+    action_space,
+    observation_space,
+    observation_to_numpy,
+)
+
+INFO_FIELDS: tuple[str, ...] = ("task_index", "pair", "success", "similarity", "step_count")
+
+
+def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """An :class:`AutoresetMode` from itself, its value (``"NextStep"``) or its name."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    for candidate in AutoresetMode:
+        if str(mode).lower() in (candidate.value.lower(), candidate.name.lower()):
+            return candidate
+    raise ValueError(
+        f"unknown autoreset_mode {mode!r}; use one of {[m.name.lower() for m in AutoresetMode]}"
+    )
+
+
+def _select(mask, when_true, when_false):
+    """Per-environment choice between two batched pytrees (``mask`` is ``bool [B]``)."""
+
+    def pick(a, b):
+        return jnp.where(mask.reshape(mask.shape + (1,) * (a.ndim - 1)), a, b)
+
+    return jax.tree.map(pick, when_true, when_false)
+
+
+def _info_arrays(states) -> dict:
+    return {
+        "task_index": states.task_index,
+        "pair": states.pair_index,
+        "success": states.success,
+        "similarity": states.similarity,
+        "step_count": states.step_count,
+    }
+
+
+def _vector_step(states, actions, pending_reset, key, *, backend: JaxBackend, mode: str):
+    """Step every environment, resetting per ``mode``; everything one compiled call."""
+    key, reset_key = jax.random.split(key)
+    num_envs = pending_reset.shape[0]
+    stepped, obs, reward, _, info = batch_step(states, actions, backend.config)
+    terminated, truncated = info["terminated"], info["truncated"]
+
+    def fresh():
+        keys = jax.random.split(reset_key, num_envs)
+        return batch_reset(keys, backend.config, backend.source, None, None, backend.reward_params)
+
+    final_obs = obs
+    if mode == AutoresetMode.NEXT_STEP.value:
+        resets, reset_obs = jax.lax.cond(jnp.any(pending_reset), fresh, lambda: (stepped, obs))
+        stepped = _select(pending_reset, resets, stepped)
+        obs = _select(pending_reset, reset_obs, obs)
+        reward = jnp.where(pending_reset, jnp.float32(0.0), reward)
+        terminated = terminated & ~pending_reset
+        truncated = truncated & ~pending_reset
+    elif mode == AutoresetMode.SAME_STEP.value:
+        ended = terminated | truncated
+        resets, reset_obs = jax.lax.cond(jnp.any(ended), fresh, lambda: (stepped, obs))
+        final_info = _info_arrays(stepped)
+        stepped = _select(ended, resets, stepped)
+        obs = _select(ended, reset_obs, obs)
+        return stepped, obs, reward, terminated, truncated, key, final_obs, final_info
+    return stepped, obs, reward, terminated, truncated, key, None, None
+
+
+def _vector_reset(keys, task_indices, pair_indices, old_states, old_obs, mask, *, backend):
+    states, obs = batch_reset(
+        keys, backend.config, backend.source, task_indices, pair_indices, backend.reward_params
+    )
+    if old_states is not None:
+        states, obs = _select(mask, states, old_states), _select(mask, obs, old_obs)
+    return states, obs
+
+
+class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` ARC environments stepped together by one jitted, vmapped call.
+
+    Args mirror :class:`~jaxarc.gym.env.ArcGymnasiumEnv`, plus ``num_envs`` and
+    ``autoreset_mode`` (an :class:`gymnasium.vector.AutoresetMode` or its string value).
+    Actions are the batched action space (a dict of arrays with a leading ``num_envs``
+    axis). ``info`` holds ``task_index``, ``pair``, ``success``, ``similarity`` and
+    ``step_count`` arrays (each with its ``_name`` mask, all True).
+    """
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 4,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
+
+    def __init__(
+        self,
+        env_name: str = "ARC-AGI-1",
+        num_envs: int = 1,
+        render_mode: str | None = None,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        jax_env=None,
+        jax_params=None,
+        cell_size: int = 16,
+        **options: Any,
+    ):
+        check_render_mode(render_mode)
+        if not (isinstance(num_envs, int) and num_envs >= 1):
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if jax_env is not None:
+            if options:
+                raise TypeError(f"options {sorted(options)} do not apply when jax_env is given")
+            self.backend = JaxBackend.from_env(jax_env, jax_params)
+        else:
+            self.backend = JaxBackend.from_name(env_name, **options)
+        self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.num_envs = num_envs
+        self.render_mode = render_mode
+        self.cell_size = cell_size
+        config = self.backend.config
+        self.single_observation_space = observation_space(config, self.backend.source.max_demos)
+        self.single_action_space = action_space(config)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._step_fn = jax.jit(
+            functools.partial(_vector_step, backend=self.backend, mode=self.autoreset_mode.value)
+        )
+        self._reset_fn = jax.jit(functools.partial(_vector_reset, backend=self.backend))
+        self._states = None
+        self._obs = None
+        self._key = None
+        self._pending_reset = np.zeros(num_envs, dtype=bool)
+
+    @property
+    def config(self):
+        return self.backend.config
+
+    @property
+    def states(self):
+        """The batched :class:`~jaxarc.envs.types.ArcState` (leading ``num_envs`` axis)."""
+        return self._states
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Reset all environments, or those in ``options["reset_mask"]`` (``bool [num_envs]``).
+
+        ``seed`` must be one int (a list of per-env seeds is not supported: the batch is
+        split from one key). ``options`` may also hold ``task_id``/``task_index``/``pair``
+        (one value for all, or a list of ``num_envs`` values).
+        """
+        if isinstance(seed, list | tuple):
+            raise ValueError("seed must be one int: the environments' keys are split from it")
+        super().reset(seed=seed)
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise ValueError(f"options['reset_mask'] must be bool [{self.num_envs}]")
+            if self._states is None:
+                raise RuntimeError("reset with a reset_mask needs a full reset() first")
+        task_indices, pair_indices = self.backend.reset_indices(options, self.num_envs)
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**31 - 1))
+        root = jax.random.key(seed)
+        keys = jax.random.split(root, self.num_envs)
+        self._key = jax.random.fold_in(root, self.num_envs)
+        old = (None, None, None) if mask is None else (self._states, self._obs, jnp.asarray(mask))
+        self._states, self._obs = self._reset_fn(
+            keys, jnp.asarray(task_indices), jnp.asarray(pair_indices), *old
+        )
+        self._pending_reset = (
+            np.zeros(self.num_envs, bool) if mask is None else self._pending_reset & ~mask
+        )
+        host_obs, host_info = jax.device_get((self._obs, _info_arrays(self._states)))
+        info = self._vector_info(host_info)
+        info["task_id"] = np.array([self.backend.task_id(int(i)) for i in host_info["task_index"]])
+        info["_task_id"] = np.ones(self.num_envs, dtype=bool)
+        return observation_to_numpy(host_obs), info
+
+    def step(self, actions):
+        if self._states is None:
+            raise RuntimeError("call reset() before step()")
+        if self.autoreset_mode == AutoresetMode.DISABLED and self._pending_reset.any():
+            ended = np.flatnonzero(self._pending_reset).tolist()
+            raise RuntimeError(
+                f"environments {ended[:10]} ended; with autoreset DISABLED reset them first: "
+                "reset(options={'reset_mask': mask})"
+            )
+        structured = action_from_gymnasium(actions, self.config)
+        if np.shape(structured.operation) != (self.num_envs,):
+            raise ValueError(
+                f"actions must have a leading axis of num_envs={self.num_envs}, "
+                f"got operation shape {np.shape(structured.operation)}"
+            )
+        out = self._step_fn(self._states, structured, jnp.asarray(self._pending_reset), self._key)
+        self._states, self._obs, reward, terminated, truncated, self._key, final_obs, final = out
+        host = jax.device_get(
+            (self._obs, reward, terminated, truncated, _info_arrays(self._states), final_obs, final)
+        )
+        host_obs, reward, terminated, truncated, host_info, final_obs, final = host
+        ended = np.logical_or(terminated, truncated)
+        info = self._vector_info(host_info)
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
+            info |= self._final_info(final_obs, final, ended)
+        self._pending_reset = (
+            ended if self.autoreset_mode != AutoresetMode.SAME_STEP else ended & False
+        )
+        return observation_to_numpy(host_obs), reward, terminated, truncated, info
+
+    def _vector_info(self, host: dict) -> dict:
+        info: dict[str, Any] = {}
+        all_envs = np.ones(self.num_envs, dtype=bool)
+        for name in INFO_FIELDS:
+            info[name] = np.asarray(host[name])
+            info[f"_{name}"] = all_envs
+        return info
+
+    def _final_info(self, final_obs, final, ended: np.ndarray) -> dict:
+        numpy_obs = observation_to_numpy(final_obs)
+        obs_array = np.full(self.num_envs, None, dtype=object)
+        info_array = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(ended):
+            obs_array[i] = {k: v[i] for k, v in numpy_obs.items()}
+            info_array[i] = {k: np.asarray(final[k])[i].item() for k in INFO_FIELDS}
+        return {
+            "final_obs": obs_array,
+            "_final_obs": ended,
+            "final_info": info_array,
+            "_final_info": ended,
+        }
+
+    def render(self):
+        """A tuple with each environment's frame (see :class:`ArcGymnasiumEnv.render`)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; returning None")
+            return None
+        if self._states is None:
+            raise RuntimeError("call reset() before render()")
+        from jaxarc.render import draw_selection, render_rgb, to_ansi
+
+        grids, selections, shapes = jax.device_get(
+            (self._states.grid, self._states.selection, self._states.grid_shape)
+        )
+        if self.render_mode == "rgb_array":
+            return tuple(
+                draw_selection(render_rgb(g, self.cell_size), s, self.cell_size)
+                for g, s in zip(grids, selections, strict=True)
+            )
+        return tuple(to_ansi(g, shape=s) for g, s in zip(grids, shapes, strict=True))
+
+    def render_thumbnails(self, cell_size: int = 4, columns: int | None = None) -> np.ndarray:
+        """Every environment's working grid as one image of thumbnails."""
+        from jaxarc.render import render_batch
+
+        grids, shapes = jax.device_get((self._states.grid, self._states.grid_shape))
+        return render_batch(grids, cell_size, shapes=shapes, columns=columns)
