@@ -16,6 +16,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "jaxarc.cli.data",
     "jaxarc.cli.bench",
     "jaxarc.cli.render",
+    "jaxarc.cli.train",
 )
 
 

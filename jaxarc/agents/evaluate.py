@@ -1,0 +1,219 @@
+"""Solve rate of a trained policy on ARC test pairs: pass@k over sampled attempts, by task.
+
+Every scored test pair of every task is played ``k`` times in eval mode (the target is the
+stored test output, never shown to the policy) with actions sampled from the policy; a pair
+counts as solved if any attempt submits the exact output, a task if all its scored pairs
+are solved (the ARC rule). Episodes run in fixed-size batches inside one compiled function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Bool, Int32, PRNGKeyArray
+
+from jaxarc.agents.checkpoint import (
+    META_FILE,
+    CheckpointError,
+    config_from_dict,
+    latest_checkpoint,
+    load_checkpoint,
+)
+from jaxarc.data.bank import TaskBank
+from jaxarc.envs import EnvironmentConfig, JaxArcConfig, UnifiedDatasetConfig
+from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.types import ArcObservation
+
+
+class EvaluationError(Exception):
+    """The checkpoint or the task source cannot be evaluated (with the reason)."""
+
+
+def resolve_checkpoint_dir(path: str | Path) -> Path:
+    """``path`` itself if it is a checkpoint, else the newest one in ``path`` or
+    ``path/checkpoints`` (so a run directory works too)."""
+    path = Path(path)
+    if (path / META_FILE).is_file():
+        return path
+    for root in (path / "checkpoints", path):
+        found = latest_checkpoint(root)
+        if found is not None:
+            return found
+    raise EvaluationError(f"no checkpoint found in {path} (nor in {path / 'checkpoints'})")
+
+
+def _episode_table(bank: TaskBank) -> tuple[np.ndarray, np.ndarray]:
+    """``(task_index, pair_index)`` of every scored test pair, task-major."""
+    scored = np.asarray(bank.test_scored)
+    tasks, pairs = np.nonzero(scored)
+    return tasks.astype(np.int32), pairs.astype(np.int32)
+
+
+@eqx.filter_jit
+def _play_batch(
+    policy: Any,
+    env_config: JaxArcConfig,
+    bank: TaskBank,
+    keys: PRNGKeyArray,
+    task_indices: Int32[Array, " B"],
+    pair_indices: Int32[Array, " B"],
+) -> Bool[Array, " B"]:
+    """Play one episode per row with sampled actions; whether each ended in success."""
+    reset_keys, step_keys = jax.vmap(lambda k: jax.random.split(k), out_axes=1)(keys)
+    states, obs = batch_reset(reset_keys, env_config, bank, task_indices, pair_indices)
+    steps = env_config.environment.max_episode_steps
+    per_step_keys = jax.vmap(lambda k: jax.random.split(k, steps), out_axes=1)(step_keys)
+
+    def step(carry: tuple[Any, ArcObservation], step_key: PRNGKeyArray) -> tuple[Any, None]:
+        states, obs = carry
+        actions = jax.vmap(lambda o, k: policy(o).sample(k))(obs, step_key)
+        states, obs, _, _, _ = batch_step(states, actions, env_config)
+        return (states, obs), None
+
+    (states, _), _ = jax.lax.scan(step, (states, obs), per_step_keys)
+    return states.success
+
+
+def check_policy_reads(policy: Any, env_config: JaxArcConfig, bank: TaskBank) -> None:
+    """Raise :class:`EvaluationError` unless ``policy`` accepts observations of ``bank``'s
+    canvas and demonstration count (a convolutional policy does; a fixed-size one not)."""
+    keys = jax.random.split(jax.random.key(0), 1)
+    try:
+        _, obs = jax.eval_shape(
+            lambda k: batch_reset(k, env_config, bank, jnp.zeros(1, jnp.int32)), keys
+        )
+        one = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), obs)
+        jax.eval_shape(lambda o: policy(o).sample(jax.random.key(0)), one)
+    except Exception as err:  # shape errors from inside the policy
+        raise EvaluationError(
+            f"the policy cannot read {bank.name} observations (canvas {bank.canvas_shape}, "
+            f"{bank.max_demos} demonstration pairs): {type(err).__name__}: {err}. Policies "
+            "with fixed-size layers only run on the canvas they were trained on."
+        ) from None
+
+
+def evaluate_policy(
+    policy: Any,
+    action_config: Any,
+    bank: TaskBank,
+    *,
+    attempts: int,
+    max_steps: int,
+    batch_size: int,
+    key: PRNGKeyArray,
+) -> dict[str, Any]:
+    """pass@``attempts`` of ``policy`` on ``bank``'s scored test pairs; returns the report."""
+    env_config = JaxArcConfig(
+        environment=EnvironmentConfig(max_episode_steps=max_steps, episode_mode="eval"),
+        dataset=UnifiedDatasetConfig(*bank.canvas_shape),
+        action=action_config,
+    )
+    check_policy_reads(policy, env_config, bank)
+    tasks, pairs = _episode_table(bank)
+    if tasks.size == 0:
+        raise EvaluationError(f"{bank.name} has no test pairs with known outputs to score")
+    rows_task = np.repeat(tasks, attempts)
+    rows_pair = np.repeat(pairs, attempts)
+    total = rows_task.size
+    padded = math.ceil(total / batch_size) * batch_size  # one compiled shape for all batches
+    rows_task = np.pad(rows_task, (0, padded - total))
+    rows_pair = np.pad(rows_pair, (0, padded - total))
+    keys = jax.random.split(key, padded)
+    success = np.concatenate(
+        [
+            np.asarray(
+                _play_batch(
+                    policy,
+                    env_config,
+                    bank,
+                    keys[start : start + batch_size],
+                    jnp.asarray(rows_task[start : start + batch_size]),
+                    jnp.asarray(rows_pair[start : start + batch_size]),
+                )
+            )
+            for start in range(0, padded, batch_size)
+        ]
+    )[:total].reshape(-1, attempts)
+    per_task: dict[int, list[dict[str, Any]]] = {}
+    for (task, pair), outcomes in zip(zip(tasks, pairs, strict=True), success, strict=True):
+        per_task.setdefault(int(task), []).append(
+            {
+                "pair": int(pair),
+                "attempts": [bool(s) for s in outcomes],
+                "solved": bool(any(outcomes)),
+            }
+        )
+    results = [
+        {
+            "task_id": bank.task_ids[task],
+            "solved": all(p["solved"] for p in task_pairs),
+            "test_pairs": task_pairs,
+        }
+        for task, task_pairs in per_task.items()
+    ]
+    solved_tasks = sum(r["solved"] for r in results)
+    solved_pairs = int(success.any(axis=1).sum())
+    return {
+        "source": bank.name,
+        "attempts": attempts,
+        "max_steps": max_steps,
+        "num_tasks": len(results),
+        "solved_tasks": solved_tasks,
+        "solve_rate": solved_tasks / len(results),
+        "num_pairs": int(tasks.size),
+        "solved_pairs": solved_pairs,
+        "pair_solve_rate": solved_pairs / int(tasks.size),
+        "tasks": results,
+    }
+
+
+def evaluate_checkpoint(
+    checkpoint: str | Path,
+    source: str,
+    *,
+    attempts: int = 2,
+    max_steps: int | None = None,
+    limit: int | None = None,
+    batch_size: int = 32,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Load the policy of ``checkpoint`` (a checkpoint or run directory) and evaluate it on
+    ``source`` (e.g. ``"arc-agi-1/evaluation"``); see :func:`evaluate_policy`."""
+    from jaxarc.agents import make_train
+    from jaxarc.agents.config import TrainConfig
+    from jaxarc.data import load_bank
+
+    path = resolve_checkpoint_dir(checkpoint)
+    try:
+        config = config_from_dict(TrainConfig, json.loads((path / "config.json").read_text()))
+        init, _ = make_train(config)
+        loaded = load_checkpoint(path, init(jax.random.key(config.seed)))
+    except (CheckpointError, OSError, ValueError, TypeError) as err:
+        raise EvaluationError(f"cannot load {path}: {err}") from None
+    try:
+        bank = load_bank(source)
+    except Exception as err:
+        raise EvaluationError(f"cannot load task source {source!r}: {err}") from None
+    if limit is not None:
+        bank = bank.subset(range(min(limit, bank.num_tasks)))
+    steps = max_steps or int(config.rollout_steps)
+    report = evaluate_policy(
+        loaded.state.policy,
+        config.env_config().action if hasattr(config, "env_config") else config.action,
+        bank,
+        attempts=attempts,
+        max_steps=steps,
+        batch_size=batch_size,
+        key=jax.random.key(seed),
+    )
+    report["checkpoint"] = str(path)
+    report["train_config"] = dataclasses.asdict(config)
+    return report
