@@ -79,17 +79,19 @@ def _check_canvas(config: JaxArcConfig, source: AbstractTaskSource) -> None:
 def _observation(
     state: ArcState, task: Task, pair: EpisodePair, config: JaxArcConfig
 ) -> ArcObservation:
-    mode = config.environment.episode_mode
+    # Hidden pairs (padding, and in train mode the episode's own pair, whose output is the
+    # target) are blanked, not just masked: the target never appears in the observation.
+    shown = in_context_mask(task, state.pair_index, config.environment.episode_mode)
     return ArcObservation(
         grid=state.grid,
         grid_shape=state.grid_shape,
         input_grid=pair.input_grid,
         input_shape=pair.input_shape,
-        demo_inputs=task.demo_inputs,
-        demo_outputs=task.demo_outputs,
-        demo_input_shapes=task.demo_input_shapes,
-        demo_output_shapes=task.demo_output_shapes,
-        demo_mask=in_context_mask(task, state.pair_index, mode),
+        demo_inputs=jnp.where(shown[:, None, None], task.demo_inputs, jnp.int8(-1)),
+        demo_outputs=jnp.where(shown[:, None, None], task.demo_outputs, jnp.int8(-1)),
+        demo_input_shapes=jnp.where(shown[:, None], task.demo_input_shapes, 0),
+        demo_output_shapes=jnp.where(shown[:, None], task.demo_output_shapes, 0),
+        demo_mask=shown,
         clipboard=state.clipboard,
         clipboard_mask=state.clipboard_mask,
         allowed_operations=jnp.asarray(config.action.allowed_mask, dtype=jnp.bool_),

@@ -1,0 +1,141 @@
+"""Saving and loading environment states without the task bank.
+
+A state file (``.npz``) holds every per-environment leaf of an :class:`ArcState` (single or
+batched) by its pytree path, plus a JSON header describing the configuration it was made
+with. The task source is left out (the state keeps its task index); :func:`load_state`
+re-attaches the source you pass, after checking it fits the header.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxarc.data.bank import TaskBank
+from jaxarc.data.source import AbstractTaskSource
+from jaxarc.envs.config import JaxArcConfig, RewardParams
+from jaxarc.envs.functional import _check_canvas, _reset_one, as_task_source
+from jaxarc.envs.types import ArcState, SourceRef
+
+FORMAT_VERSION = 1
+_HEADER = "__header__"
+
+
+def _leaf_name(path: tuple) -> str:
+    return jax.tree_util.keystr(path)
+
+
+def _to_numpy(leaf: jax.Array) -> np.ndarray:
+    if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+        return np.asarray(jax.random.key_data(leaf))
+    return np.asarray(leaf)
+
+
+def _header(state: ArcState, config: JaxArcConfig) -> dict:
+    source = state.source
+    return {
+        "format_version": FORMAT_VERSION,
+        "batch_shape": list(state.step_count.shape),
+        "canvas_shape": list(config.dataset.canvas_shape),
+        "selection_format": config.action.selection_format,
+        "max_episode_steps": config.environment.max_episode_steps,
+        "episode_mode": config.environment.episode_mode,
+        "source_name": getattr(source, "name", type(source).__name__),
+        "num_tasks": source.num_tasks if isinstance(source, TaskBank) else None,
+    }
+
+
+def save_state(path: str | os.PathLike, state: ArcState, config: JaxArcConfig) -> Path:
+    """Write ``state`` (without its task source) to ``path`` atomically; returns the path."""
+    path = Path(path)
+    arrays = {
+        _leaf_name(p): _to_numpy(leaf) for p, leaf in jax.tree_util.tree_flatten_with_path(state)[0]
+    }
+    arrays[_HEADER] = np.asarray(json.dumps(_header(state, config)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_state(
+    path: str | os.PathLike, config: JaxArcConfig, task_data: AbstractTaskSource
+) -> ArcState:
+    """Read a state saved by :func:`save_state` and re-attach ``task_data`` as its source."""
+    path = Path(path)
+    source = as_task_source(task_data)
+    _check_canvas(config, source)
+    with np.load(path, allow_pickle=False) as data:
+        if _HEADER not in data:
+            raise ValueError(f"{path}: not a jaxarc state file (no header)")
+        header = json.loads(str(data[_HEADER]))
+        expected = _header_fields(config)
+        for field, value in expected.items():
+            if header.get(field) != value:
+                raise ValueError(
+                    f"{path}: saved with {field}={header.get(field)!r}, "
+                    f"but the config has {field}={value!r}"
+                )
+        if isinstance(source, TaskBank) and header["num_tasks"] not in (None, source.num_tasks):
+            raise ValueError(
+                f"{path}: saved over a source of {header['num_tasks']} tasks "
+                f"({header['source_name']}), but the given bank has {source.num_tasks}"
+            )
+        template = _template(config, source, tuple(header["batch_shape"]))
+        paths_and_leaves, treedef = jax.tree_util.tree_flatten_with_path(template)
+        leaves = []
+        for leaf_path, like in paths_and_leaves:
+            name = _leaf_name(leaf_path)
+            if name not in data:
+                raise ValueError(f"{path}: missing state leaf {name}")
+            value = data[name]
+            leaves.append(_restore_leaf(path, name, value, like))
+    return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+def _header_fields(config: JaxArcConfig) -> dict:
+    return {
+        "canvas_shape": list(config.dataset.canvas_shape),
+        "selection_format": config.action.selection_format,
+        "max_episode_steps": config.environment.max_episode_steps,
+        "episode_mode": config.environment.episode_mode,
+    }
+
+
+def _template(
+    config: JaxArcConfig, source: AbstractTaskSource, batch_shape: tuple[int, ...]
+) -> ArcState:
+    ref = SourceRef(source)
+
+    def reset(key):
+        minus_one = jnp.int32(-1)
+        return _reset_one(key, config, ref, minus_one, minus_one, RewardParams())[0]
+
+    for _ in batch_shape:
+        reset = jax.vmap(reset)
+    keys = jax.random.split(jax.random.key(0), int(np.prod(batch_shape)) or 1)
+    keys = keys.reshape(batch_shape) if batch_shape else keys[0]
+    return jax.eval_shape(reset, keys)
+
+
+def _restore_leaf(path: Path, name: str, value: np.ndarray, like) -> jax.Array:
+    if jnp.issubdtype(like.dtype, jax.dtypes.prng_key):
+        return jax.random.wrap_key_data(jnp.asarray(value))
+    if value.shape != like.shape or value.dtype != like.dtype:
+        raise ValueError(
+            f"{path}: leaf {name} has {value.dtype}{list(value.shape)}, "
+            f"expected {like.dtype}{list(like.shape)}"
+        )
+    return jnp.asarray(value)
