@@ -1,0 +1,35 @@
+"""Jittable, vmappable, composable wrappers for the gymnax-style ARC environment.
+
+A typical stack for a flat-vector, categorical-action agent (innermost first)::
+
+    env, params = jaxarc.make("ARC-AGI-1", selection_format="point")
+    env = RestrictOperationsWrapper(env, ["FILL_1", "FILL_2", "SUBMIT"])  # optional
+    env = FlatPointActionWrapper(env)      # int actions
+    env = FlattenObservationWrapper(env)   # float32 vector observations
+    env = AutoResetWrapper(env, "next_step")
+    env = EpisodeMetricsWrapper(env)       # episode_return/length/success/best_similarity
+
+gymnax's own wrappers (``gymnax.wrappers.LogWrapper`` ...) stack on top of these.
+"""
+
+from jaxarc.wrappers.auto_reset import AutoResetMode, AutoResetState, AutoResetWrapper
+from jaxarc.wrappers.base import AbstractEnvWrapper
+from jaxarc.wrappers.flat_action import FlatPointActionWrapper
+from jaxarc.wrappers.flatten_observation import DEFAULT_FIELDS, FlattenObservationWrapper
+from jaxarc.wrappers.metrics import METRIC_KEYS, EpisodeMetricsState, EpisodeMetricsWrapper
+from jaxarc.wrappers.restrict_operations import RestrictOperationsWrapper, operation_ids
+
+__all__ = [
+    "DEFAULT_FIELDS",
+    "METRIC_KEYS",
+    "AbstractEnvWrapper",
+    "AutoResetMode",
+    "AutoResetState",
+    "AutoResetWrapper",
+    "EpisodeMetricsState",
+    "EpisodeMetricsWrapper",
+    "FlatPointActionWrapper",
+    "FlattenObservationWrapper",
+    "RestrictOperationsWrapper",
+    "operation_ids",
+]

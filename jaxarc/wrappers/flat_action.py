@@ -1,0 +1,66 @@
+"""Point actions as one discrete index, for agents with a categorical policy head."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import equinox as eqx
+import jax.numpy as jnp
+from gymnax.environments import spaces
+from jaxtyping import Array, Int32, PRNGKeyArray
+
+from jaxarc.envs.structured_actions import PointAction
+from jaxarc.wrappers.base import AbstractEnvWrapper
+
+
+class FlatPointActionWrapper(AbstractEnvWrapper):
+    """Actions are ints ``a`` in ``[0, K * H * W)``: operation ``operations[a // (H*W)]`` at
+    cell ``(a % (H*W)) // W, a % W``.
+
+    ``operations`` are the wrapped action space's allowed operations (all 35, or those left
+    by a :class:`~jaxarc.wrappers.RestrictOperationsWrapper` below this one), so ``K`` is
+    their count. Needs ``selection_format="point"``.
+    """
+
+    operations: tuple[int, ...] = eqx.field(static=True)
+    canvas_shape: tuple[int, int] = eqx.field(static=True)
+
+    def __init__(self, env: Any):
+        self.env = env
+        inner = env.action_space(env.default_params)
+        fmt = getattr(inner, "selection_format", None)
+        if fmt != "point":
+            raise ValueError(
+                f"FlatPointActionWrapper needs point actions, the environment uses {fmt!r}: "
+                "make it with selection_format='point'"
+            )
+        self.operations = tuple(int(op) for op in inner.allowed_operations)
+        self.canvas_shape = tuple(int(s) for s in inner.canvas_shape)
+
+    @property
+    def num_actions(self) -> int:
+        height, width = self.canvas_shape
+        return len(self.operations) * height * width
+
+    def to_point_action(self, index: Int32[Array, ""]) -> PointAction:
+        """The structured action of a flat index (traceable)."""
+        height, width = self.canvas_shape
+        index = jnp.clip(jnp.asarray(index, dtype=jnp.int32), 0, self.num_actions - 1)
+        op_slot, cell = jnp.divmod(index, jnp.int32(height * width))
+        table = jnp.asarray(self.operations, dtype=jnp.int32)
+        return PointAction(table[op_slot], cell // jnp.int32(width), cell % jnp.int32(width))
+
+    def flat_index(self, operation: int, row: int, col: int) -> int:
+        """The flat index of an allowed operation at ``(row, col)`` (host-side)."""
+        height, width = self.canvas_shape
+        if operation not in self.operations:
+            raise ValueError(f"operation {operation} is not among {self.operations}")
+        if not (0 <= row < height and 0 <= col < width):
+            raise ValueError(f"cell {(row, col)} is outside the {height}x{width} canvas")
+        return (self.operations.index(operation) * height + row) * width + col
+
+    def step(self, key: PRNGKeyArray, state: Any, action: Any, params: Any = None):
+        return self.env.step(key, state, self.to_point_action(action), params)
+
+    def action_space(self, params: Any = None) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
