@@ -112,12 +112,10 @@ def bank_from_tasks(
 
 
 def check_canvas_shape(canvas_shape: Sequence[int]) -> tuple[int, int]:
-    """``canvas_shape`` as a tuple of two ints in 1..127 (``int8`` indices stay valid)."""
+    """``canvas_shape`` as a tuple of two positive ints ``(rows, cols)``."""
     shape = tuple(int(s) for s in canvas_shape)
-    if len(shape) != 2 or not all(1 <= s <= 127 for s in shape):
-        raise ValueError(
-            f"canvas_shape must be (rows, cols) with 1 <= each <= 127, got {canvas_shape}"
-        )
+    if len(shape) != 2 or not all(s >= 1 for s in shape):
+        raise ValueError(f"canvas_shape must be (rows, cols) with both >= 1, got {canvas_shape}")
     return shape  # type: ignore[return-value]
 
 
