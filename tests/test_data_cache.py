@@ -49,7 +49,7 @@ def test_second_load_is_a_cache_hit_without_parsing(cache_dir, task_dir):
     mtime = entry.stat().st_mtime_ns
 
     second, report2 = load_bank_with_report(task_dir, canvas_shape=(5, 5))
-    assert report2.from_cache and report2.files_parsed == 0
+    assert report2.from_cache and report2.files_parsed == 0 and report2.cache_path == str(entry)
     assert entry.stat().st_mtime_ns == mtime  # read, not rewritten
     assert _entries(cache_dir) == [entry]
     _same_arrays(first, second)

@@ -133,6 +133,15 @@ def test_invalid_json_in_a_single_file(tmp_path):
     assert info.value.file == str(path) and str(path) in str(info.value)
 
 
+def test_duplicate_task_ids_in_a_file_are_not_silently_dropped(tmp_path):
+    path = tmp_path / "challenges.json"
+    task = json.dumps(GOOD_TASK)
+    path.write_text(f'{{"t1": {task}, "t2": {task}, "t1": {task}}}')
+    with pytest.raises(TaskFormatError, match="duplicate key 't1'") as info:
+        load_bank(path)
+    assert info.value.file == str(path)
+
+
 def test_bad_task_inside_a_multi_task_file(tmp_path):
     path = tmp_path / "challenges.json"
     bad = _with(("test", 0, "input"), [[1, 2], [3, 4, 5]])

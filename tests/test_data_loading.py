@@ -182,6 +182,20 @@ def test_solutions_with_the_wrong_number_of_grids(challenge_files, tmp_path):
     assert "solution grids for" in str(info.value)
 
 
+def test_a_bad_solution_grid_is_blamed_on_the_solutions_file(challenge_files, tmp_path):
+    challenges_path, solutions_path, _ = challenge_files
+    solutions = json.loads(solutions_path.read_text())
+    task_id = list(solutions)[2]
+    solutions[task_id][0][0][0] = 12
+    bad = tmp_path / "bad_solutions.json"
+    bad.write_text(json.dumps(solutions))
+    with pytest.raises(TaskFormatError) as info:
+        load_bank(challenges_path, solutions=bad)
+    err = info.value
+    assert (err.file, err.task_id, err.pair) == (str(bad), task_id, "test[0].output")
+    assert "colour 12 outside 0-9 at row 0, column 0" in str(err) and str(bad) in str(err)
+
+
 def test_single_task_file_uses_the_file_name_as_id(tmp_path):
     task = {"train": [{"input": [[1]], "output": [[2]]}], "test": [{"input": [[3]]}]}
     path = tmp_path / "my_task.json"

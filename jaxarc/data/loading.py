@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from jaxarc.data.bank import DEFAULT_CANVAS, TaskBank
-from jaxarc.data.cache import bank_cache_key, read_cached_bank, write_cached_bank
+from jaxarc.data.cache import bank_cache_key, cache_path, read_cached_bank, write_cached_bank
 from jaxarc.data.errors import LoadReport, SkippedTask, TaskFormatError
 from jaxarc.data.fetch import fetched_source_names, fetched_source_roots
 from jaxarc.data.parsing import attach_solutions, decode_json, is_single_task
@@ -188,11 +188,18 @@ def load_bank_with_report(
     cached = read_cached_bank(key) if use_cache else None
     if cached is not None:
         arrays, task_ids, skipped = cached
-        report = LoadReport(resolved.name, len(task_ids), skipped, from_cache=True)
+        report = LoadReport(
+            resolved.name, len(task_ids), skipped, from_cache=True, cache_path=str(cache_path(key))
+        )
     else:
         raw_tasks, files, file, skipped_files = _decode_tasks(resolved, contents, skip_invalid)
         parsed, skipped_tasks = parse_tasks(
-            raw_tasks, canvas, file=file, files=files, skip_invalid=skip_invalid
+            raw_tasks,
+            canvas,
+            file=file,
+            files=files,
+            solutions_file=None if resolved.solutions is None else str(resolved.solutions),
+            skip_invalid=skip_invalid,
         )
         skipped = tuple(skipped_files + skipped_tasks)
         report = LoadReport(resolved.name, len(parsed), skipped, files_parsed=len(resolved.files))

@@ -30,10 +30,31 @@ class ParsedTask:
     tests: tuple[tuple[np.ndarray, np.ndarray | None], ...]  # output None: unscored
 
 
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        dupes = sorted({k for k, _ in pairs if k in seen or seen.add(k)})
+        raise _DuplicateKeyError(", ".join(map(repr, dupes[:5])))
+    return obj
+
+
 def decode_json(data: bytes, *, file: str | Path | None) -> object:
-    """``json.loads`` with a :class:`TaskFormatError` naming the file, line and column."""
+    """``json.loads`` with a :class:`TaskFormatError` naming the file, line and column.
+
+    A key given twice in one object (e.g. a task id in a challenges file) is an error
+    rather than silently keeping the last value.
+    """
     try:
-        return json.loads(data)
+        return json.loads(data, object_pairs_hook=_unique_keys)
+    except _DuplicateKeyError as err:
+        raise TaskFormatError(
+            f"invalid JSON: duplicate key {err} in one object", file=file
+        ) from None
     except UnicodeDecodeError as err:
         raise TaskFormatError(f"invalid JSON: not UTF-8 text ({err.reason})", file=file) from None
     except json.JSONDecodeError as err:

@@ -81,11 +81,13 @@ def parse_tasks(
     *,
     file: str | None = None,
     files: Mapping[str, str] | None = None,
+    solutions_file: str | None = None,
     skip_invalid: bool = False,
 ) -> tuple[list[ParsedTask], list[SkippedTask]]:
     """Validate ``{task_id: raw task}``; bad tasks raise, or are collected when skipping.
 
     ``files`` maps a task id to its own file (directories); otherwise ``file`` is used.
+    Problems in test outputs are blamed on ``solutions_file`` when the outputs came from it.
     """
     parsed, skipped = [], []
     for task_id, raw in raw_tasks.items():
@@ -93,8 +95,11 @@ def parse_tasks(
         try:
             parsed.append(parse_task(raw, canvas_shape, task_id=task_id, file=where))
         except TaskFormatError as err:
+            pair = err.pair or ""
+            if solutions_file is not None and pair.startswith("test[") and pair.endswith(".output"):
+                err = TaskFormatError(err.problem, file=solutions_file, task_id=task_id, pair=pair)
             if not skip_invalid:
-                raise
+                raise err from None
             skipped.append(SkippedTask.from_error(err))
     return parsed, skipped
 
