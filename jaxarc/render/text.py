@@ -30,7 +30,9 @@ def label_strip(text: str, width: int, size: int = 12, background=(0x10, 0x10, 0
     strip = Image.new(
         "RGB", (max(width, text_w + 4), text_h + 6), tuple(int(v) for v in background)
     )
-    ImageDraw.Draw(strip).text((2, 2), text, fill=TEXT_RGB, font=_font(size))
+    draw = ImageDraw.Draw(strip)
+    draw.fontmode = "1"  # no anti-aliasing: two colours, so GIF palettes stay exact
+    draw.text((2, 2), text, fill=TEXT_RGB, font=_font(size))
     return np.asarray(strip)
 
 
