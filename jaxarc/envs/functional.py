@@ -99,10 +99,6 @@ def _observation(
     )
 
 
-def _as_index(index: int | Int32[Array, ""] | None) -> Int32[Array, ""]:
-    return jnp.asarray(-1 if index is None else index, dtype=jnp.int32)
-
-
 def _reset_one(
     key: PRNGKeyArray,
     config: JaxArcConfig,
@@ -113,6 +109,8 @@ def _reset_one(
 ) -> tuple[ArcState, ArcObservation]:
     source = source_ref.source
     mode = config.environment.episode_mode
+    task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
+    pair_index = jnp.asarray(-1 if pair_index is None else pair_index, dtype=jnp.int32)
     key, task_key, pair_key = jax.random.split(key, 3)
     task, task_index = source.sample_task(task_key, task_index)
     num_pairs = num_episode_pairs(task, mode)
@@ -179,9 +177,7 @@ def arc_reset(
     source = as_task_source(task_data)
     _check_canvas(config, source)
     params = RewardParams() if reward_params is None else reward_params
-    return _reset(
-        key, config, SourceRef(source), _as_index(task_index), _as_index(pair_index), params
-    )
+    return _reset(key, config, SourceRef(source), task_index, pair_index, params)
 
 
 def _step_reward(
@@ -316,25 +312,27 @@ def batch_reset(
 ) -> tuple[ArcState, ArcObservation]:
     """:func:`arc_reset` for a batch of keys ``[B]``; indices ``None`` sample per environment.
 
-    ``reward_params`` is shared by the batch (its leaves may also carry a leading ``B`` axis
-    for per-environment weights).
+    ``reward_params`` leaves are scalars shared by the batch or ``[B]`` arrays (one per
+    environment).
     """
     source = as_task_source(task_data)
     _check_canvas(config, source)
-    batch = keys.shape[0]
-    task_indices = jnp.full((batch,), -1, jnp.int32) if task_indices is None else task_indices
-    pair_indices = jnp.full((batch,), -1, jnp.int32) if pair_indices is None else pair_indices
     params = RewardParams() if reward_params is None else reward_params
-    params = jax.tree.map(lambda x: jnp.broadcast_to(x, (batch,)), params)
-    return _batch_reset_per_env(keys, config, SourceRef(source), task_indices, pair_indices, params)
+    return _batch_reset(keys, config, SourceRef(source), task_indices, pair_indices, params)
 
 
 @eqx.filter_jit
-def _batch_reset_per_env(keys, config, source_ref, task_indices, pair_indices, params):
+def _batch_reset(keys, config, source_ref, task_indices, pair_indices, params):
+    batch = keys.shape[0]
+
+    def per_env(indices):
+        if indices is None:
+            return jnp.full((batch,), -1, jnp.int32)
+        return jnp.broadcast_to(jnp.asarray(indices, jnp.int32), (batch,))
+
+    params = jax.tree.map(lambda x: jnp.broadcast_to(x, (batch,)), params)
     reset_one = lambda k, t, p, r: _reset_one(k, config, source_ref, t, p, r)
-    return jax.vmap(reset_one)(
-        keys, jnp.asarray(task_indices, jnp.int32), jnp.asarray(pair_indices, jnp.int32), params
-    )
+    return jax.vmap(reset_one)(keys, per_env(task_indices), per_env(pair_indices), params)
 
 
 @eqx.filter_jit

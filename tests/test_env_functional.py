@@ -1,0 +1,252 @@
+"""The functional core: reset/step semantics, rewards, termination, compiled paths."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from env_helpers import make_bank, make_task, recolour_task
+
+from jaxarc.envs import (
+    EnvironmentConfig,
+    JaxArcConfig,
+    PointAction,
+    RewardParams,
+    UnifiedActionConfig,
+    UnifiedDatasetConfig,
+    arc_reset,
+    arc_step,
+    batch_reset,
+    batch_step,
+)
+from jaxarc.envs import operation_ids as ops
+
+CANVAS = (6, 6)
+
+
+def config(**env) -> JaxArcConfig:
+    return JaxArcConfig(
+        environment=EnvironmentConfig(**env),
+        dataset=UnifiedDatasetConfig(*CANVAS),
+    )
+
+
+@pytest.fixture(scope="module")
+def task():
+    return recolour_task(CANVAS)
+
+
+@pytest.fixture(scope="module")
+def bank(task):
+    other = make_task([([[3]], [[4]]), ([[5, 5]], [[6, 6]])], [([[7]], [[8]])], CANVAS, 3)
+    return make_bank([task, other])
+
+
+def test_configs_are_hashable_and_validated():
+    assert hash(JaxArcConfig()) == hash(JaxArcConfig())
+    with pytest.raises(ValueError, match="selection_format"):
+        UnifiedActionConfig(selection_format="pixel")
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        EnvironmentConfig(max_episode_steps=0)
+    with pytest.raises(ValueError, match="allowed_operations"):
+        UnifiedActionConfig(allowed_operations=(3, 40))
+
+
+def test_train_reset_hides_the_target(task):
+    cfg = config()
+    for pair in range(3):
+        state, obs = arc_reset(jax.random.key(0), cfg, task, pair_index=pair)
+        target = np.asarray(task.demo_outputs[pair])
+        np.testing.assert_array_equal(obs.grid, task.demo_inputs[pair])
+        assert not bool(obs.demo_mask[pair])
+        assert int(obs.demo_mask.sum()) == 2
+        for leaf in jax.tree.leaves(obs):
+            leaf = np.asarray(leaf)
+            if leaf.shape[-2:] == CANVAS:
+                flat = leaf.reshape(-1, *CANVAS)
+                assert not any(np.array_equal(g, target) for g in flat)
+
+
+def test_eval_reset_plays_test_pair_and_shows_all_demos(task):
+    cfg = config(episode_mode="eval")
+    state, obs = arc_reset(jax.random.key(1), cfg, task)
+    np.testing.assert_array_equal(obs.input_grid, task.test_inputs[0])
+    assert int(obs.demo_mask.sum()) == 3
+    assert int(state.pair_index) == 0
+
+
+def test_start_from_empty_keeps_shape(task):
+    state, obs = arc_reset(jax.random.key(0), config(start_from_empty=True), task, pair_index=0)
+    np.testing.assert_array_equal(obs.grid[:2, :2], 0)
+    assert (np.asarray(obs.grid)[2:] == -1).all()
+
+
+def _solve_recolour(state, cfg, cells):
+    for r, c in cells:
+        state, _, reward, done, info = arc_step(state, PointAction(ops.FILL_0 + 2, r, c), cfg)
+    return arc_step(state, PointAction(ops.SUBMIT, 0, 0), cfg)
+
+
+def test_correct_submit_in_eval_mode_succeeds_with_rewards(task):
+    params = RewardParams(success_bonus=5.0, step_penalty=-0.5, failed_submit_penalty=-3.0)
+    cfg = config(episode_mode="eval")
+    state, _ = arc_reset(jax.random.key(0), cfg, task, reward_params=params)
+    state, _, reward, done, info = _solve_recolour(state, cfg, [(0, 0), (0, 2), (1, 1)])
+    assert bool(info["terminated"]) and bool(info["success"]) and not bool(info["truncated"])
+    assert bool(done)
+    assert float(reward) == pytest.approx(5.0 - 0.5)
+    assert float(info["similarity"]) == 1.0
+
+
+def test_wrong_submit_is_penalised_and_terminates(task):
+    params = RewardParams(success_bonus=5.0, step_penalty=-0.5, failed_submit_penalty=-3.0)
+    cfg = config(episode_mode="eval")
+    state, _ = arc_reset(jax.random.key(0), cfg, task, reward_params=params)
+    state, _, reward, done, info = arc_step(state, PointAction(ops.SUBMIT, 0, 0), cfg)
+    assert bool(info["terminated"]) and not bool(info["success"])
+    assert float(reward) == pytest.approx(-3.5)
+    # a finished episode no longer changes and pays nothing
+    after, _, reward2, done2, _ = arc_step(state, PointAction(ops.FILL_0 + 7, 0, 0), cfg)
+    assert float(reward2) == 0.0 and bool(done2)
+    np.testing.assert_array_equal(after.grid, state.grid)
+    assert int(after.step_count) == int(state.step_count)
+
+
+def test_truncation_is_not_termination(task):
+    cfg = config(max_episode_steps=3)
+    state, _ = arc_reset(jax.random.key(0), cfg, task)
+    for k in range(3):
+        state, _, _, done, info = arc_step(state, PointAction(ops.FILL_0, 0, 0), cfg)
+        assert bool(done) == (k == 2)
+    assert bool(info["truncated"]) and not bool(info["terminated"])
+    assert not bool(info["success"])
+
+
+def test_similarity_is_over_the_union_of_areas():
+    # target 1x2, grid 2x2 with the same first row: 2 matches over a union of 4 cells
+    task = make_task([([[1, 1], [0, 0]], [[1, 1]])], [([[0]], [[0]])], CANVAS)
+    state, _ = arc_reset(jax.random.key(0), config(), task, pair_index=0)
+    assert float(state.similarity) == pytest.approx(0.5)
+
+
+def test_similarity_shaping_reward_is_traced(task, count_compilations):
+    cfg = config()
+    rewards = []
+    with count_compilations() as counter:
+        for weight in (0.0, 1.0, 2.0):
+            params = RewardParams(similarity_weight=weight, step_penalty=0.0)
+            state, _ = arc_reset(jax.random.key(0), cfg, task, pair_index=0, reward_params=params)
+            _, _, reward, _, info = arc_step(state, PointAction(ops.FILL_0 + 2, 0, 0), cfg)
+            rewards.append(float(reward))
+        compiles_after_first = counter.count
+    # gain: similarity 2/4 -> 3/4
+    assert rewards == pytest.approx([0.0, 0.25, 0.5])
+    assert compiles_after_first <= 2  # reset and step compiled once each, at most
+
+
+def test_disallowed_operation_is_a_noop(task):
+    cfg = JaxArcConfig(
+        dataset=UnifiedDatasetConfig(*CANVAS),
+        action=UnifiedActionConfig(allowed_operations=(ops.FILL_0 + 2, ops.SUBMIT)),
+    )
+    state, obs = arc_reset(jax.random.key(0), cfg, task, pair_index=0)
+    assert int(obs.allowed_operations.sum()) == 2
+    after, *_ = arc_step(state, PointAction(ops.FILL_0 + 5, 0, 0), cfg)
+    np.testing.assert_array_equal(after.grid, state.grid)
+    assert int(after.step_count) == 1
+    after, *_ = arc_step(state, PointAction(ops.FILL_0 + 2, 0, 0), cfg)
+    assert int(after.grid[0, 0]) == 2
+
+
+def test_out_of_range_action_is_noop_or_error_in_validation_mode(task):
+    state, _ = arc_reset(jax.random.key(0), config(), task, pair_index=0)
+    after, *_ = arc_step(state, PointAction(99, 0, 0), config())
+    np.testing.assert_array_equal(after.grid, state.grid)
+    strict = config(validate=True)
+    state, _ = arc_reset(jax.random.key(0), strict, task, pair_index=0)
+    with pytest.raises(Exception, match="operation id outside"):
+        arc_step(state, PointAction(99, 0, 0), strict)
+    with pytest.raises(Exception, match="outside the 6x6 canvas"):
+        arc_step(state, PointAction(0, 7, 0), strict)
+
+
+def test_history_records_actions(task):
+    cfg = config(max_episode_steps=4)
+    state, _ = arc_reset(jax.random.key(0), cfg, task)
+    actions = [(3, 0, 1), (12, 1, 0), (34, 0, 0)]
+    for op, r, c in actions:
+        state, *_ = arc_step(state, PointAction(op, r, c), cfg)
+    assert int(state.history_length) == 3
+    np.testing.assert_array_equal(state.history[:3], np.asarray(actions, np.int8))
+
+
+def test_bank_sampling_and_explicit_indices(bank):
+    cfg = config()
+    keys = jax.random.split(jax.random.key(3), 64)
+    states, obs = batch_reset(keys, cfg, bank)
+    assert set(np.asarray(states.task_index).tolist()) == {0, 1}
+    states, _ = batch_reset(
+        keys[:2], cfg, bank, task_indices=jnp.array([1, 1]), pair_indices=jnp.array([0, 1])
+    )
+    np.testing.assert_array_equal(states.grid[0], bank.demo_inputs[1, 0])
+    np.testing.assert_array_equal(states.grid[1], bank.demo_inputs[1, 1])
+
+
+def test_canvas_mismatch_is_a_clear_error(task):
+    with pytest.raises(ValueError, match="canvas"):
+        arc_reset(jax.random.key(0), JaxArcConfig(), task)
+
+
+def test_jit_nojit_vmap_scan_agree(bank):
+    cfg = config()
+    keys = jax.random.split(jax.random.key(5), 8)
+    ops_ids = jnp.array([2, 12, 20, 24, 26, 28, 29, 33], jnp.int32)
+    actions = PointAction(ops_ids, jnp.arange(8) % 3, jnp.arange(8) % 2)
+    states, _ = batch_reset(keys, cfg, bank)
+    batched = batch_step(states, actions, cfg)
+    vmapped = jax.vmap(lambda s, a: arc_step(s, a, cfg))(states, actions)
+
+    def take(tree, i):
+        return jax.tree.map(lambda x: x[i], tree)
+
+    with jax.disable_jit():
+        eager = [arc_step(take(states, i), take(actions, i), cfg) for i in range(8)]
+    for i in range(8):
+        for a, b, c in zip(
+            jax.tree.leaves(take(batched[:4], i)),
+            jax.tree.leaves(take(vmapped[:4], i)),
+            jax.tree.leaves(eager[i][:4]),
+            strict=True,
+        ):
+            if jnp.issubdtype(a.dtype, jax.dtypes.prng_key):
+                a, b, c = (jax.random.key_data(x) for x in (a, b, c))
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(a, c)
+
+    def scan_body(s, a):
+        s, _, r, _, _ = batch_step(s, a, cfg)
+        return s, r
+
+    stacked = jax.tree.map(lambda x: jnp.stack([x, x]), actions)
+    final, rewards = jax.lax.scan(scan_body, states, stacked)
+    again, *_ = batch_step(batched[0], actions, cfg)
+    np.testing.assert_array_equal(final.grid, again.grid)
+
+
+def test_step_compiles_once_for_many_actions_and_tasks(bank, count_compilations):
+    cfg = config()
+    rng = np.random.default_rng(0)
+    keys = [jax.random.split(jax.random.key(seed), 4) for seed in range(20)]
+    indices = [jnp.asarray(rng.integers(0, 2, 4), jnp.int32) for _ in range(20)]
+    actions = [
+        PointAction(*(jnp.asarray(rng.integers(0, hi, 4), jnp.int32) for hi in (35, 6, 6)))
+        for _ in range(20)
+    ]
+    RewardParams()  # its float32 conversions compile once, outside the count
+    with count_compilations() as counter:
+        for key, index, action in zip(keys, indices, actions, strict=True):
+            states, _ = batch_reset(key, cfg, bank, task_indices=index)
+            states, *_ = batch_step(states, action, cfg)
+            states, *_ = batch_step(states, action, cfg)
+        assert counter.count == 2  # one reset, one step
