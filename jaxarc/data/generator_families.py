@@ -1,7 +1,8 @@
 """Task families for the on-device generators: one random input/output pair per call.
 
-Every family is a pure JAX function ``(key, task_params, grid_size_key...) -> GeneratedPair``
-written for one pair; :mod:`jaxarc.data.generators` vmaps it over the pairs of a task.
+Every family is a pure JAX function ``(uniforms, task_params, canvas) -> GeneratedPair``
+written for one pair (``uniforms``: ``[DRAW_PLANES, H, W]`` draws in ``[0, 1)``);
+:mod:`jaxarc.data.generators` vmaps it over the pairs of a task.
 A task's parameters (:class:`TaskParams`: four distinct non-zero colours and a direction)
 are drawn once per task, so every pair of a task follows the same rule and the rule must
 be inferred from the demonstration pairs.
@@ -28,9 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Bool, Int8, Int32, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int8, Int32
 
 from jaxarc.data.bank import PAD_VALUE
 
@@ -54,11 +54,40 @@ class GeneratedPair(NamedTuple):
     valid: Bool[Array, ""]  # False when placement failed (the caller retries)
 
 
-def sample_task_params(key: PRNGKeyArray) -> TaskParams:
-    colour_key, direction_key = jax.random.split(key)
-    colours = (jax.random.permutation(colour_key, 9)[:4] + 1).astype(jnp.int32)
-    direction = jax.random.randint(direction_key, (), 0, 4, dtype=jnp.int32)
+def task_params_from_uniforms(draws: Float32[Array, " 10"]) -> TaskParams:
+    """Task parameters from 10 uniform draws (one PRNG call per task keeps compiles short)."""
+    colours = (jnp.argsort(draws[:9])[:4] + 1).astype(jnp.int32)
+    direction = jnp.minimum(jnp.floor(draws[9] * 4), 3).astype(jnp.int32)
     return TaskParams(colours=colours, direction=direction)
+
+
+DRAW_PLANES = 8  # uniform planes ``[H, W]`` a pair may consume
+
+
+class Draws:
+    """A pair's uniform draws ``[DRAW_PLANES, H, W]``, handed out plane by plane.
+
+    Every threefry call site costs compile time (about a second on CPU), so a task makes one
+    ``jax.random.uniform`` call for all its pairs and the families read from it.
+    """
+
+    def __init__(self, uniforms: Float32[Array, "K H W"]):
+        self._draws = uniforms
+        self._next = 0
+
+    def plane(self) -> Float32[Array, "H W"]:
+        if self._next >= self._draws.shape[0]:
+            raise ValueError(f"a family used more than {self._draws.shape[0]} draw planes")
+        plane = self._draws[self._next]
+        self._next += 1
+        return plane
+
+    def integers(self, low: int | Array, high: int | Array, count: int) -> Int32[Array, " n"]:
+        """``count`` integers uniform in ``[low, high]`` (inclusive; bounds may be traced)."""
+        u = self.plane().reshape(-1)[:count]
+        span = jnp.asarray(high, jnp.int32) - jnp.asarray(low, jnp.int32) + 1
+        offset = jnp.minimum(jnp.floor(u * span.astype(jnp.float32)).astype(jnp.int32), span - 1)
+        return jnp.asarray(low, jnp.int32) + offset
 
 
 # ---------------------------------------------------------------- helpers
@@ -84,29 +113,27 @@ def _finish(
     return jnp.where(_inside(canvas, shape), grid, PAD_VALUE).astype(jnp.int8)
 
 
-def _random_size(key: PRNGKeyArray, low: int, high: int) -> Int32[Array, " 2"]:
-    return jax.random.randint(key, (2,), low, high + 1, dtype=jnp.int32)
+def _random_size(draws: Draws, low: int, high: int) -> Int32[Array, " 2"]:
+    return draws.integers(low, high, 2)
 
 
 def _pair(inp, out, shape, valid) -> GeneratedPair:
     return GeneratedPair(inp, out, shape, shape, jnp.asarray(valid, dtype=bool))
 
 
-def _random_pattern(
-    key: PRNGKeyArray, canvas: Canvas, palette: Int32[Array, " K"]
-) -> Int32[Array, "H W"]:
+def _random_pattern(draws: Draws, palette: Int32[Array, " K"]) -> Int32[Array, "H W"]:
     """Cells are background w.p. 1/2, else a colour drawn from ``palette``."""
-    on_key, colour_key = jax.random.split(key)
-    on = jax.random.bernoulli(on_key, 0.5, canvas)
-    colour = palette[jax.random.randint(colour_key, canvas, 0, palette.shape[0])]
-    return jnp.where(on, colour, 0).astype(jnp.int32)
+    u = draws.plane()
+    on = u < 0.5
+    index = jnp.minimum(jnp.floor((u - 0.5) * 2 * palette.shape[0]), palette.shape[0] - 1)
+    return jnp.where(on, 0, palette[jnp.maximum(index, 0).astype(jnp.int32)]).astype(jnp.int32)
 
 
 def _asymmetric_pattern(
-    key: PRNGKeyArray, canvas: Canvas, shape: Int32[Array, " 2"], colours: Int32[Array, " 4"]
+    draws: Draws, canvas: Canvas, shape: Int32[Array, " 2"], colours: Int32[Array, " 4"]
 ) -> Int32[Array, "H W"]:
     """A random pattern whose four corners carry four distinct colours (no symmetry)."""
-    grid = _random_pattern(key, canvas, colours)
+    grid = _random_pattern(draws, colours)
     rows, cols = _coords(canvas)
     last_r, last_c = shape[0] - 1, shape[1] - 1
     grid = jnp.where((rows == 0) & (cols == 0), colours[0], grid)
@@ -136,7 +163,7 @@ def _window_counts(
 
 
 def place_rectangle(
-    key: PRNGKeyArray,
+    uniform: Float32[Array, "H W"],
     canvas: Canvas,
     allowed: Bool[Array, "H W"],
     occupied: Bool[Array, "H W"],
@@ -144,7 +171,8 @@ def place_rectangle(
 ) -> tuple[Bool[Array, "H W"], Bool[Array, ""]]:
     """A uniformly placed rectangle inside ``allowed`` not touching ``occupied`` (8-neighbourhood).
 
-    Returns the rectangle's cells and whether any placement existed (else the mask is empty).
+    ``uniform`` holds one uniform draw per top-left cell. Returns the rectangle's cells and
+    whether any placement existed (else the mask is empty).
     """
     rows, cols = _coords(canvas)
     on_canvas = (rows + size[0] <= canvas[0]) & (cols + size[1] <= canvas[1])
@@ -153,7 +181,7 @@ def place_rectangle(
         & (_window_counts(~allowed, size, 0) == 0)
         & (_window_counts(occupied, size, 1) == 0)
     )
-    choice = jax.random.categorical(key, jnp.where(fits, 0.0, -jnp.inf).reshape(-1))
+    choice = jnp.argmax(jnp.where(fits, uniform, -1.0).reshape(-1))  # uniform among fits
     placed = jnp.any(fits)
     top, left = choice // canvas[1], choice % canvas[1]
     rect = (rows >= top) & (rows < top + size[0]) & (cols >= left) & (cols < left + size[1])
@@ -177,11 +205,13 @@ def shift_grid(
 # ---------------------------------------------------------------- families
 
 
-def rot180_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> GeneratedPair:
+def rot180_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
     """The whole grid rotated 180 degrees (optimal: FLIP_LR + FLIP_TB of the grid, SUBMIT)."""
-    size_key, pattern_key = jax.random.split(key)
-    shape = _random_size(size_key, 3, min(canvas))
-    grid = _asymmetric_pattern(pattern_key, canvas, shape, params.colours)
+    draws = Draws(uniforms)
+    shape = _random_size(draws, 3, min(canvas))
+    grid = _asymmetric_pattern(draws, canvas, shape, params.colours)
     rows, cols = _coords(canvas)
     src_r = jnp.clip(shape[0] - 1 - rows, 0, canvas[0] - 1)
     src_c = jnp.clip(shape[1] - 1 - cols, 0, canvas[1] - 1)
@@ -189,11 +219,13 @@ def rot180_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> Genera
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
-def flip_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> GeneratedPair:
+def flip_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
     """Mirrored left-right (even direction) or top-bottom (odd direction)."""
-    size_key, pattern_key = jax.random.split(key)
-    shape = _random_size(size_key, 3, min(canvas))
-    grid = _asymmetric_pattern(pattern_key, canvas, shape, params.colours)
+    draws = Draws(uniforms)
+    shape = _random_size(draws, 3, min(canvas))
+    grid = _asymmetric_pattern(draws, canvas, shape, params.colours)
     rows, cols = _coords(canvas)
     left_right = params.direction % 2 == 0
     src_r = jnp.where(left_right, rows, shape[0] - 1 - rows)
@@ -202,12 +234,14 @@ def flip_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> Generate
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
-def rotate_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> GeneratedPair:
+def rotate_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
     """A square grid rotated 90 degrees clockwise (even direction) or counter-clockwise."""
-    size_key, pattern_key = jax.random.split(key)
-    side = jax.random.randint(size_key, (), 3, min(canvas) + 1, dtype=jnp.int32)
+    draws = Draws(uniforms)
+    side = draws.integers(3, min(canvas), 1)[0]
     shape = jnp.stack([side, side])
-    grid = _asymmetric_pattern(pattern_key, canvas, shape, params.colours)
+    grid = _asymmetric_pattern(draws, canvas, shape, params.colours)
     rows, cols = _coords(canvas)
     clockwise = params.direction % 2 == 0
     src_r = jnp.where(clockwise, side - 1 - cols, cols)
@@ -216,21 +250,23 @@ def rotate_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> Genera
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
-def recolour_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> GeneratedPair:
+def recolour_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
     """Two separate rectangles of colour ``a`` become ``b``; a distractor of colour ``d`` stays.
 
     Optimal: FLOOD_b (or FILL_b) on each ``a`` object, SUBMIT.
     """
-    keys = jax.random.split(key, 7)
-    shape = _random_size(keys[0], 5, min(canvas))
+    draws = Draws(uniforms)
+    shape = _random_size(draws, 5, min(canvas))
+    sizes = draws.integers(1, 2, 6).reshape(3, 2)
     a, b, d = params.colours[0], params.colours[1], params.colours[2]
     allowed = _inside(canvas, shape)
     occupied = jnp.zeros(canvas, dtype=bool)
     grid = jnp.zeros(canvas, dtype=jnp.int32)
     placed_all = jnp.asarray(True)
     for index, colour in enumerate((a, a, d)):
-        size = jax.random.randint(keys[1 + index], (2,), 1, 3, dtype=jnp.int32)
-        rect, placed = place_rectangle(keys[4 + index], canvas, allowed, occupied, size)
+        rect, placed = place_rectangle(draws.plane(), canvas, allowed, occupied, sizes[index])
         occupied = occupied | rect
         grid = jnp.where(rect, colour, grid)
         if index < 2:  # the two recoloured objects are required, the distractor optional
@@ -239,61 +275,62 @@ def recolour_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> Gene
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, placed_all)
 
 
-def move_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> GeneratedPair:
+def move_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
     """One object moves two cells in the task's direction (optimal: MOVE twice, SUBMIT)."""
-    size_key, shape_key, fill_key, place_key = jax.random.split(key, 4)
-    shape = _random_size(size_key, 5, min(canvas))
-    box = jax.random.randint(shape_key, (2,), 1, 4, dtype=jnp.int32)
+    draws = Draws(uniforms)
+    shape = _random_size(draws, 5, min(canvas))
+    box = draws.integers(1, 3, 2)
     rows, cols = _coords(canvas)
     # the object's box and its position two cells further must both lie inside the grid
     d_row = jnp.array([-2, 2, 0, 0], dtype=jnp.int32)[params.direction]
     d_col = jnp.array([0, 0, -2, 2], dtype=jnp.int32)[params.direction]
-    lead = jnp.stack([jnp.maximum(-d_row, 0), jnp.maximum(-d_col, 0)])
-    trail = jnp.stack([jnp.maximum(d_row, 0), jnp.maximum(d_col, 0)])
     allowed = (
-        (rows >= lead[0])
-        & (cols >= lead[1])
-        & (rows < shape[0] - trail[0])
-        & (cols < shape[1] - trail[1])
+        (rows >= jnp.maximum(-d_row, 0))
+        & (cols >= jnp.maximum(-d_col, 0))
+        & (rows < shape[0] - jnp.maximum(d_row, 0))
+        & (cols < shape[1] - jnp.maximum(d_col, 0))
     )
-    rect, placed = place_rectangle(place_key, canvas, allowed, jnp.zeros(canvas, bool), box)
-    cells = rect & jax.random.bernoulli(fill_key, 0.7, canvas)
+    rect, placed = place_rectangle(draws.plane(), canvas, allowed, jnp.zeros(canvas, bool), box)
+    cells = rect & (draws.plane() < 0.7)
     # keep the object non-empty: its first cell (row-major) is always on
     first = jnp.argmax(rect.reshape(-1))
-    cells = cells | (jnp.arange(rect.size).reshape(canvas) == first) & placed
+    cells = cells | ((jnp.arange(rect.size).reshape(canvas) == first) & placed)
     grid = jnp.where(cells, params.colours[0], 0).astype(jnp.int32)
     out = shift_grid(grid, params.direction, 2)
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, placed)
 
 
-def fill_background_pair(key: PRNGKeyArray, params: TaskParams, canvas: Canvas) -> GeneratedPair:
+def fill_background_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
     """A wall splits the background in two; the background becomes colour ``c``.
 
     Optimal: FLOOD_c on each side of the wall, SUBMIT. Small interior dots (never touching
     the wall, the border or each other) decorate the grid and stay as they are.
     """
-    keys = jax.random.split(key, 6)
-    shape = _random_size(keys[0], 4, min(canvas))
+    draws = Draws(uniforms)
+    shape = _random_size(draws, 4, min(canvas))
     c, wall_colour, dot_colour = params.colours[1], params.colours[2], params.colours[3]
     rows, cols = _coords(canvas)
-    vertical = jax.random.bernoulli(keys[1])
+    choices = draws.integers(0, 1_000_000, 2)
+    vertical = choices[0] % 2 == 0
     span = jnp.where(vertical, shape[1], shape[0])
-    wall_at = jax.random.randint(keys[2], (), 1, 1_000_000, dtype=jnp.int32) % (span - 2) + 1
+    wall_at = choices[1] % (span - 2) + 1  # never on the border: both sides keep background
     wall = jnp.where(vertical, cols == wall_at, rows == wall_at) & _inside(canvas, shape)
     grid = jnp.where(wall, wall_colour, 0).astype(jnp.int32)
     interior = (rows >= 1) & (cols >= 1) & (rows < shape[0] - 1) & (cols < shape[1] - 1)
     occupied = wall
-    for index in range(2):
-        dot, _ = place_rectangle(
-            keys[3 + index], canvas, interior, occupied, jnp.ones(2, jnp.int32)
-        )
+    for _ in range(2):
+        dot, _ = place_rectangle(draws.plane(), canvas, interior, occupied, jnp.ones(2, jnp.int32))
         occupied = occupied | dot
         grid = jnp.where(dot, dot_colour, grid)
     out = jnp.where(grid == 0, c, grid)
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
-PairGenerator = Callable[[PRNGKeyArray, TaskParams, Canvas], GeneratedPair]
+PairGenerator = Callable[[Float32[Array, "K H W"], TaskParams, Canvas], GeneratedPair]
 
 FAMILIES: dict[str, PairGenerator] = {
     "rot180": rot180_pair,

@@ -23,10 +23,11 @@ from jaxtyping import Array, Int32, PRNGKeyArray, PyTree
 
 from jaxarc.data.bank import Task
 from jaxarc.data.generator_families import (
+    DRAW_PLANES,
     EASY_FAMILIES,
     FAMILIES,
     GeneratedPair,
-    sample_task_params,
+    task_params_from_uniforms,
 )
 from jaxarc.data.source import AbstractTaskSource
 
@@ -72,17 +73,22 @@ class GeneratorSource(AbstractTaskSource):
 
     def sample_task_and_family(self, key: PRNGKeyArray) -> tuple[Task, Int32[Array, ""]]:
         """A task and the index (into :attr:`families`) of the family that made it."""
-        family_key, params_key, pairs_key = jax.random.split(key, 3)
-        family = jax.random.randint(family_key, (), 0, len(self.families), dtype=jnp.int32)
-        params = sample_task_params(params_key)
         num_pairs = self.num_demos + self.num_tests
-        keys = jax.random.split(pairs_key, (num_pairs, RETRIES))
+        # one PRNG call for the whole task (each threefry call site costs compile time)
+        uniforms = jax.random.uniform(key, (num_pairs, RETRIES, DRAW_PLANES + 1, *self.canvas))
+        draws = uniforms[0, 0, DRAW_PLANES].reshape(-1)[:11]  # the task-level draws
+        pair_uniforms = uniforms[:, :, :DRAW_PLANES]
+        num_families = len(self.families)
+        family = jnp.minimum(jnp.floor(draws[0] * num_families), num_families - 1)
+        family = family.astype(jnp.int32)
+        params = task_params_from_uniforms(draws[1:])
 
         def one_family(name: str):
             generate = FAMILIES[name]
 
-            def pairs(keys, params):
-                candidates = jax.vmap(jax.vmap(lambda k: generate(k, params, self.canvas)))(keys)
+            def pairs(uniforms, params):
+                make = lambda u: generate(u, params, self.canvas)
+                candidates = jax.vmap(jax.vmap(make))(uniforms)
                 first_valid = jnp.argmax(candidates.valid, axis=1)
                 return jax.tree.map(
                     lambda x: jnp.take_along_axis(
@@ -95,9 +101,9 @@ class GeneratorSource(AbstractTaskSource):
 
         branches = [one_family(name) for name in self.families]
         if len(branches) == 1:
-            pairs = branches[0](keys, params)
+            pairs = branches[0](pair_uniforms, params)
         else:
-            pairs = jax.lax.switch(family, branches, keys, params)
+            pairs = jax.lax.switch(family, branches, pair_uniforms, params)
         return _task_from_pairs(pairs, self.num_demos), family
 
     def episode_store(self, task: Task) -> PyTree:
