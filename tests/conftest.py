@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import jax
 import pytest
+
+# Tests never touch the user's real cache: parsed banks, fetched datasets and compilation
+# caches go to a throw-away directory for this test process.
+os.environ["JAXARC_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxarc-test-cache-")
 
 # Strict JAX in tests: no implicit rank promotion, no silent dtype promotion.
 jax.config.update("jax_numpy_rank_promotion", "raise")
