@@ -26,6 +26,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.types import SourceRef
 from jaxarc.gym.backend import RENDER_MODES, JaxBackend, check_render_mode
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
@@ -68,18 +69,21 @@ def _info_arrays(states) -> dict:
     }
 
 
-def _vector_step(states, actions, pending_reset, key, *, backend: JaxBackend, mode: str):
-    """Step every environment, resetting per ``mode``; everything one compiled call."""
+@functools.partial(jax.jit, static_argnames=("config", "source_ref", "mode"))
+def _vector_step(states, actions, pending_reset, key, reward_params, *, config, source_ref, mode):
+    """Step every environment, resetting per ``mode``; everything one compiled call.
+
+    Compiled once per (config, task source, mode, batch size), shared by every vector env.
+    """
     key, reset_key = jax.random.split(key)
     num_envs = pending_reset.shape[0]
-    stepped, obs, reward, _, info = batch_step(states, actions, backend.config)
+    stepped, obs, reward, _, info = batch_step(states, actions, config)
     terminated, truncated = info["terminated"], info["truncated"]
 
     def fresh():
         keys = jax.random.split(reset_key, num_envs)
-        return batch_reset(keys, backend.config, backend.source, None, None, backend.reward_params)
+        return batch_reset(keys, config, source_ref.source, None, None, reward_params)
 
-    final_obs = obs
     if mode == AutoresetMode.NEXT_STEP.value:
         resets, reset_obs = jax.lax.cond(jnp.any(pending_reset), fresh, lambda: (stepped, obs))
         stepped = _select(pending_reset, resets, stepped)
@@ -90,19 +94,23 @@ def _vector_step(states, actions, pending_reset, key, *, backend: JaxBackend, mo
     elif mode == AutoresetMode.SAME_STEP.value:
         ended = terminated | truncated
         resets, reset_obs = jax.lax.cond(jnp.any(ended), fresh, lambda: (stepped, obs))
-        final_info = _info_arrays(stepped)
+        final_obs, final_info = obs, _info_arrays(stepped)
         stepped = _select(ended, resets, stepped)
         obs = _select(ended, reset_obs, obs)
         return stepped, obs, reward, terminated, truncated, key, final_obs, final_info
     return stepped, obs, reward, terminated, truncated, key, None, None
 
 
-def _vector_reset(keys, task_indices, pair_indices, old_states, old_obs, mask, *, backend):
+@functools.partial(jax.jit, static_argnames=("config", "source_ref"))
+def _vector_reset(
+    keys, task_indices, pair_indices, reward_params, old, mask, *, config, source_ref
+):
+    """Reset every environment, or (given ``old = (states, obs)``) those in ``mask``."""
     states, obs = batch_reset(
-        keys, backend.config, backend.source, task_indices, pair_indices, backend.reward_params
+        keys, config, source_ref.source, task_indices, pair_indices, reward_params
     )
-    if old_states is not None:
-        states, obs = _select(mask, states, old_states), _select(mask, obs, old_obs)
+    if old is not None:
+        states, obs = _select(mask, states, old[0]), _select(mask, obs, old[1])
     return states, obs
 
 
@@ -153,10 +161,7 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = action_space(config)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._step_fn = jax.jit(
-            functools.partial(_vector_step, backend=self.backend, mode=self.autoreset_mode.value)
-        )
-        self._reset_fn = jax.jit(functools.partial(_vector_reset, backend=self.backend))
+        self._static = {"config": config, "source_ref": SourceRef(self.backend.source)}
         self._states = None
         self._obs = None
         self._key = None
@@ -195,9 +200,15 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         root = jax.random.key(seed)
         keys = jax.random.split(root, self.num_envs)
         self._key = jax.random.fold_in(root, self.num_envs)
-        old = (None, None, None) if mask is None else (self._states, self._obs, jnp.asarray(mask))
-        self._states, self._obs = self._reset_fn(
-            keys, jnp.asarray(task_indices), jnp.asarray(pair_indices), *old
+        old = None if mask is None else (self._states, self._obs)
+        self._states, self._obs = _vector_reset(
+            keys,
+            jnp.asarray(task_indices),
+            jnp.asarray(pair_indices),
+            self.backend.reward_params,
+            old,
+            None if mask is None else jnp.asarray(mask),
+            **self._static,
         )
         self._pending_reset = (
             np.zeros(self.num_envs, bool) if mask is None else self._pending_reset & ~mask
@@ -223,7 +234,15 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
                 f"actions must have a leading axis of num_envs={self.num_envs}, "
                 f"got operation shape {np.shape(structured.operation)}"
             )
-        out = self._step_fn(self._states, structured, jnp.asarray(self._pending_reset), self._key)
+        out = _vector_step(
+            self._states,
+            structured,
+            jnp.asarray(self._pending_reset),
+            self._key,
+            self.backend.reward_params,
+            mode=self.autoreset_mode.value,
+            **self._static,
+        )
         self._states, self._obs, reward, terminated, truncated, self._key, final_obs, final = out
         host = jax.device_get(
             (self._obs, reward, terminated, truncated, _info_arrays(self._states), final_obs, final)
