@@ -53,6 +53,19 @@ class StructuredActionSpace(spaces.Space):
         return op_ok & action.in_bounds(self.canvas_shape)
 
 
+class BinaryBox(spaces.Box):
+    """A ``Box`` of booleans (``contains`` checks the shape; every bool is in range)."""
+
+    def __init__(self, shape: tuple[int, ...]):
+        super().__init__(0, 1, shape, jnp.bool_)
+
+    def sample(self, key: PRNGKeyArray) -> Bool[Array, "..."]:
+        return jax.random.bernoulli(key, 0.5, self.shape)
+
+    def contains(self, x: Array) -> Bool[Array, ""]:
+        return jnp.asarray(jnp.shape(x) == tuple(self.shape) and x.dtype == jnp.bool_)
+
+
 def observation_space(config: JaxArcConfig, max_demos: int) -> spaces.Dict:
     """A ``Dict`` of ``Box`` spaces matching :class:`~jaxarc.envs.types.ArcObservation`."""
     height, width = config.dataset.canvas_shape
@@ -70,10 +83,10 @@ def observation_space(config: JaxArcConfig, max_demos: int) -> spaces.Dict:
             "demo_outputs": demos,
             "demo_input_shapes": demo_shapes,
             "demo_output_shapes": demo_shapes,
-            "demo_mask": spaces.Box(0, 1, (max_demos,), jnp.bool_),
+            "demo_mask": BinaryBox((max_demos,)),
             "clipboard": grid,
-            "clipboard_mask": spaces.Box(0, 1, (height, width), jnp.bool_),
-            "allowed_operations": spaces.Box(0, 1, (NUM_OPERATIONS,), jnp.bool_),
+            "clipboard_mask": BinaryBox((height, width)),
+            "allowed_operations": BinaryBox((NUM_OPERATIONS,)),
             "step_count": spaces.Box(0, config.environment.max_episode_steps, (), jnp.int32),
         }
     )
