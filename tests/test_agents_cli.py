@@ -9,18 +9,28 @@ import json
 from pathlib import Path
 from typing import Literal
 
+import equinox as eqx
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from PIL import Image
 
+from jaxarc.agents.distributions import MASKED_LOGIT, PointDistribution
+from jaxarc.agents.evaluate import EvaluationError, evaluate_policy
 from jaxarc.agents.metrics_log import MetricsLog, deterministic_part, read_metrics
 from jaxarc.agents.plotting import moving_average, plot_learning_curve
+from jaxarc.agents.policy import AbstractPolicy, PolicyConfig, make_policy
 from jaxarc.cli.dataclass_flags import (
     add_dataclass_flags,
     apply_overrides,
     describe_config,
     overrides_from_args,
 )
+from jaxarc.data.stacking import bank_from_tasks
+from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
+from jaxarc.envs import operation_ids as ops
+from jaxarc.envs.types import ArcObservation
 
 # ----------------------------------------------------------------- flags from a dataclass
 
@@ -157,3 +167,87 @@ def test_json_records_are_valid_json(tmp_path: Path) -> None:
     with MetricsLog(path) as log:
         log.write(1, {"a": float("inf"), "b": 2})
     assert json.loads(path.read_text().splitlines()[0]) == {"update": 1, "a": "inf", "b": 2}
+
+
+# ----------------------------------------------------------------- jaxarc eval
+
+
+class _SubmitAtOnce(AbstractPolicy):
+    """Submits the start grid at the first step: solves exactly the pairs whose test output
+    equals the test input (canvas-agnostic: no weights)."""
+
+    def __call__(self, obs: ArcObservation) -> PointDistribution:
+        op_logits = jnp.full(ops.NUM_OPERATIONS, MASKED_LOGIT, jnp.float32).at[ops.SUBMIT].set(0.0)
+        cells = obs.grid.shape[0] * obs.grid.shape[1]
+        return PointDistribution(
+            op_logits, jnp.zeros((ops.NUM_OPERATIONS, cells), jnp.float32), obs.grid.shape[1]
+        )
+
+
+class _FlatLinearPolicy(AbstractPolicy):
+    """Reads the grid through a dense layer: tied to its training canvas."""
+
+    layer: eqx.nn.Linear
+
+    def __call__(self, obs: ArcObservation) -> PointDistribution:
+        op_logits = self.layer(obs.grid.reshape(-1).astype(jnp.float32))
+        cells = obs.grid.shape[0] * obs.grid.shape[1]
+        return PointDistribution(
+            op_logits, jnp.zeros((ops.NUM_OPERATIONS, cells), jnp.float32), obs.grid.shape[1]
+        )
+
+
+def _pair(inp: list[list[int]], out: list[list[int]]) -> dict[str, list[list[int]]]:
+    return {"input": inp, "output": out}
+
+
+_A, _B = [[1, 2], [3, 4]], [[4, 3], [2, 1]]
+_EVAL_TASKS = {
+    "identity2": {"train": [_pair(_A, _A)], "test": [_pair(_A, _A), _pair(_B, _B)]},
+    "reverse": {"train": [_pair(_A, _B)], "test": [_pair(_B, _A)]},
+    "mixed": {"train": [_pair(_A, _A)], "test": [_pair(_A, _A), _pair(_A, _B)]},
+}
+
+
+def test_eval_scores_pass_at_k_by_task() -> None:
+    bank = bank_from_tasks(_EVAL_TASKS, canvas_shape=(5, 5), name="hand")
+    report = evaluate_policy(
+        _SubmitAtOnce(),
+        UnifiedActionConfig("point"),
+        bank,
+        attempts=2,
+        max_steps=2,
+        batch_size=4,
+        key=jax.random.key(0),
+    )
+    by_id = {t["task_id"]: t for t in report["tasks"]}
+    assert [p["solved"] for p in by_id["identity2"]["test_pairs"]] == [True, True]
+    assert by_id["identity2"]["test_pairs"][0]["attempts"] == [True, True]
+    assert [p["solved"] for p in by_id["reverse"]["test_pairs"]] == [False]
+    assert [p["solved"] for p in by_id["mixed"]["test_pairs"]] == [True, False]
+    assert [t["solved"] for t in report["tasks"]] == [True, False, False]
+    assert (report["num_tasks"], report["solved_tasks"]) == (3, 1)
+    assert (report["num_pairs"], report["solved_pairs"]) == (5, 3)
+    assert report["solve_rate"] == pytest.approx(1 / 3)
+
+
+def test_eval_runs_a_conv_policy_on_a_larger_canvas_and_rejects_a_dense_one() -> None:
+    train_env = JaxArcConfig(dataset=UnifiedDatasetConfig(4, 4), action=UnifiedActionConfig())
+    small = PolicyConfig(channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8)
+    conv = make_policy(jax.random.key(0), small, train_env)
+    bank = bank_from_tasks(_EVAL_TASKS, canvas_shape=(6, 6), name="hand")
+    report = evaluate_policy(
+        conv, train_env.action, bank, attempts=1, max_steps=1, batch_size=8, key=jax.random.key(1)
+    )
+    assert report["num_pairs"] == 5 and len(report["tasks"]) == 3
+    dense = _FlatLinearPolicy(eqx.nn.Linear(16, ops.NUM_OPERATIONS, key=jax.random.key(0)))
+    with pytest.raises(EvaluationError, match=r"cannot read hand observations \(canvas \(6, 6\)"):
+        evaluate_policy(
+            dense,
+            train_env.action,
+            bank,
+            attempts=1,
+            max_steps=1,
+            batch_size=8,
+            key=jax.random.key(1),
+        )

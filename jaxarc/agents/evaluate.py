@@ -8,6 +8,7 @@ are solved (the ARC rule). Episodes run in fixed-size batches inside one compile
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -57,7 +58,6 @@ def _episode_table(bank: TaskBank) -> tuple[np.ndarray, np.ndarray]:
     return tasks.astype(np.int32), pairs.astype(np.int32)
 
 
-@eqx.filter_jit
 def _play_batch(
     policy: Any,
     env_config: JaxArcConfig,
@@ -66,7 +66,8 @@ def _play_batch(
     task_indices: Int32[Array, " B"],
     pair_indices: Int32[Array, " B"],
 ) -> Bool[Array, " B"]:
-    """Play one episode per row with sampled actions; whether each ended in success."""
+    """Play one episode per row with sampled actions; whether each ended in success.
+    (``bank`` must be closed over, not traced: the environment keeps it static.)"""
     reset_keys, step_keys = jax.vmap(lambda k: jax.random.split(k), out_axes=1)(keys)
     states, obs = batch_reset(reset_keys, env_config, bank, task_indices, pair_indices)
     steps = env_config.environment.max_episode_steps
@@ -80,6 +81,18 @@ def _play_batch(
 
     (states, _), _ = jax.lax.scan(step, (states, obs), per_step_keys)
     return states.success
+
+
+def adapt_policy_to_canvas(policy: Any, canvas: tuple[int, int]) -> Any:
+    """``policy`` set to read a ``canvas``-sized grid if it records its canvas in a static
+    ``canvas`` field and is otherwise canvas-agnostic (convolutions and pooling only, like
+    :class:`~jaxarc.agents.policy.ConvPolicy`); other policies are returned unchanged and
+    :func:`check_policy_reads` then tells whether they can read the new canvas."""
+    if tuple(getattr(policy, "canvas", canvas)) == tuple(canvas):
+        return policy
+    adapted = copy.copy(policy)
+    object.__setattr__(adapted, "canvas", tuple(canvas))  # static metadata, no weights
+    return adapted
 
 
 def check_policy_reads(policy: Any, env_config: JaxArcConfig, bank: TaskBank) -> None:
@@ -116,6 +129,7 @@ def evaluate_policy(
         dataset=UnifiedDatasetConfig(*bank.canvas_shape),
         action=action_config,
     )
+    policy = adapt_policy_to_canvas(policy, bank.canvas_shape)
     check_policy_reads(policy, env_config, bank)
     tasks, pairs = _episode_table(bank)
     if tasks.size == 0:
@@ -127,13 +141,14 @@ def evaluate_policy(
     rows_task = np.pad(rows_task, (0, padded - total))
     rows_pair = np.pad(rows_pair, (0, padded - total))
     keys = jax.random.split(key, padded)
+    play = eqx.filter_jit(
+        lambda policy, keys, tasks, pairs: _play_batch(policy, env_config, bank, keys, tasks, pairs)
+    )
     success = np.concatenate(
         [
             np.asarray(
-                _play_batch(
+                play(
                     policy,
-                    env_config,
-                    bank,
                     keys[start : start + batch_size],
                     jnp.asarray(rows_task[start : start + batch_size]),
                     jnp.asarray(rows_pair[start : start + batch_size]),
