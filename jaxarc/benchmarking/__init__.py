@@ -1,0 +1,1 @@
+"""Benchmarks shipped with the package (``jaxarc bench ...``)."""

@@ -1,0 +1,165 @@
+"""Environment throughput: steps per second of ``batch_step`` under ``lax.scan`` and a loop.
+
+Actions are uniformly random valid actions over all 35 operations, drawn inside the
+compiled code from one key per step (masks from a pre-drawn pool), so the measurement is
+dominated by the environment. Compile time is measured separately (``lower().compile()``)
+and excluded from the throughput; every timing ends with ``block_until_ready``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import platform
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+from jaxarc.data import TaskBank, load_bank
+from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, batch_reset, batch_step
+from jaxarc.envs.operation_ids import NUM_OPERATIONS
+from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
+
+MASK_POOL = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class ThroughputRow:
+    selection_format: str
+    batch_size: int
+    scan_steps_per_s: float
+    loop_steps_per_s: float | None
+    compile_reset_step_s: float
+    state_bytes_per_env: int
+
+
+def _random_actions(key, batch: int, config: JaxArcConfig, mask_pool):
+    height, width = config.dataset.canvas_shape
+    values = jax.random.randint(
+        key, (batch, 5), 0, jnp.array([NUM_OPERATIONS, height, width, height, width])
+    )
+    fmt = config.action.selection_format
+    if fmt == "point":
+        return PointAction(values[:, 0], values[:, 1], values[:, 2])
+    if fmt == "bbox":
+        return BboxAction(values[:, 0], values[:, 1], values[:, 2], values[:, 3], values[:, 4])
+    return MaskAction(values[:, 0], mask_pool[values[:, 1] % MASK_POOL])
+
+
+def _state_bytes(states, batch: int) -> int:
+    return sum(leaf.nbytes for leaf in jax.tree.leaves(states)) // batch
+
+
+def measure(
+    bank: TaskBank,
+    selection_format: str,
+    batch_size: int,
+    scan_steps: int = 100,
+    loop_steps: int = 20,
+    repeats: int = 3,
+) -> ThroughputRow:
+    """One row of the table (best of ``repeats`` timed runs after a warm-up)."""
+    config = JaxArcConfig(action=UnifiedActionConfig(selection_format=selection_format))
+    mask_pool = jax.random.bernoulli(jax.random.key(7), 0.3, (MASK_POOL, *bank.canvas_shape))
+    reset_keys = jax.random.split(jax.random.key(0), batch_size)
+
+    start = time.perf_counter()
+    states, _ = batch_reset(reset_keys, config, bank)
+    first_actions = _random_actions(jax.random.key(1), batch_size, config, mask_pool)
+    jax.block_until_ready(batch_step(states, first_actions, config))
+    compile_s = time.perf_counter() - start  # first reset + first step: tracing and compiling
+
+    @jax.jit
+    def scan_rollout(states, key):
+        def body(states, step_key):
+            actions = _random_actions(step_key, batch_size, config, mask_pool)
+            states, _, reward, _, _ = batch_step(states, actions, config)
+            return states, reward
+
+        states, rewards = jax.lax.scan(body, states, jax.random.split(key, scan_steps))
+        return states.step_count, rewards.sum()
+
+    jax.block_until_ready(scan_rollout(states, jax.random.key(2)))  # compile + warm-up
+    best = float("inf")
+    for k in range(repeats):
+        start = time.perf_counter()
+        jax.block_until_ready(scan_rollout(states, jax.random.key(3 + k)))
+        best = min(best, time.perf_counter() - start)
+    scan_rate = batch_size * scan_steps / best
+
+    loop_rate = None
+    if loop_steps > 0:
+        sample = jax.jit(lambda key: _random_actions(key, batch_size, config, mask_pool))
+        actions = [sample(jax.random.key(100 + t)) for t in range(loop_steps)]
+        jax.block_until_ready((actions, batch_step(states, actions[0], config)))
+        start = time.perf_counter()
+        loop_states = states
+        for action in actions:
+            loop_states, obs, reward, done, info = batch_step(loop_states, action, config)
+        jax.block_until_ready((loop_states, obs, reward))
+        loop_rate = batch_size * loop_steps / (time.perf_counter() - start)
+
+    return ThroughputRow(
+        selection_format,
+        batch_size,
+        scan_rate,
+        loop_rate,
+        compile_s,
+        _state_bytes(states, batch_size),
+    )
+
+
+def format_table(rows: list[ThroughputRow]) -> str:
+    lines = [
+        "| format | batch | steps/s (scan) | steps/s (Python loop) | compile reset+step (s) "
+        "| state bytes/env |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        loop = "-" if row.loop_steps_per_s is None else f"{row.loop_steps_per_s:,.0f}"
+        lines.append(
+            f"| {row.selection_format} | {row.batch_size} | {row.scan_steps_per_s:,.0f} | {loop} "
+            f"| {row.compile_reset_step_s:.2f} | {row.state_bytes_per_env:,} |"
+        )
+    return "\n".join(lines)
+
+
+def run(
+    source: str = "arc-agi-1/training",
+    formats: tuple[str, ...] = ("point", "bbox", "mask"),
+    batch_sizes: tuple[int, ...] = (1, 64, 1024, 4096, 16384),
+    scan_steps: int = 100,
+    loop_steps: int = 20,
+    repeats: int = 3,
+    results_dir: Path | None = None,
+    echo=print,
+) -> list[ThroughputRow]:
+    """Measure every (format, batch) pair, print the table and save it (md + json)."""
+    bank = load_bank(source)
+    rows = []
+    for fmt in formats:
+        for batch in batch_sizes:
+            row = measure(bank, fmt, batch, scan_steps, loop_steps, repeats)
+            rows.append(row)
+            echo(
+                f"{fmt:5s} batch {batch:6d}: {row.scan_steps_per_s:14,.0f} steps/s in scan, "
+                f"compile {row.compile_reset_step_s:.2f}s"
+            )
+    table = format_table(rows)
+    header = (
+        f"Environment throughput on {source} ({bank.canvas_shape[0]}x{bank.canvas_shape[1]}), "
+        f"{scan_steps} steps in lax.scan, best of {repeats}; {jax.default_backend()} "
+        f"({jax.device_count()} device(s)), {platform.processor() or platform.machine()}, "
+        f"jax {jax.__version__}, {time.strftime('%Y-%m-%d %H:%M')}"
+    )
+    echo("\n" + header + "\n\n" + table)
+    if results_dir is not None:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        stem = f"throughput_{jax.default_backend()}"
+        (results_dir / f"{stem}.md").write_text(header + "\n\n" + table + "\n")
+        (results_dir / f"{stem}.json").write_text(
+            json.dumps({"header": header, "rows": [dataclasses.asdict(r) for r in rows]}, indent=1)
+        )
+    return rows

@@ -1,0 +1,74 @@
+"""``jaxarc bench env`` (environment throughput) and ``jaxarc bench train``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jaxarc.cli.main import CLIError
+
+DEFAULT_RESULTS = Path("benchmarks/results")
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}"
+        ) from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"batch sizes must be positive, got {text!r}")
+    return values
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    values = tuple(v.strip() for v in text.split(","))
+    bad = [v for v in values if v not in ("point", "bbox", "mask")]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown format(s) {bad}; use point, bbox, mask")
+    return values
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    bench = subparsers.add_parser("bench", help="benchmarks (environment, training)")
+    kinds = bench.add_subparsers(dest="bench_kind", metavar="KIND")
+    kinds.required = True
+    env = kinds.add_parser("env", help="environment steps per second (batch_step)")
+    env.add_argument("--source", default="arc-agi-1/training")
+    env.add_argument("--formats", type=_formats, default=("point", "bbox", "mask"))
+    env.add_argument("--batch-sizes", type=_int_list, default=(1, 64, 1024, 4096, 16384))
+    env.add_argument("--steps", type=int, default=100, help="steps inside lax.scan")
+    env.add_argument("--loop-steps", type=int, default=20, help="steps of the Python loop")
+    env.add_argument("--repeats", type=int, default=3)
+    env.add_argument("--quick", action="store_true", help="batches 1,64,1024 and 20 steps")
+    env.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS)
+    env.add_argument("--no-save", action="store_true", help="print only")
+    env.set_defaults(func=_run_env)
+    try:
+        from jaxarc.cli.bench_train import register_train_bench
+    except ModuleNotFoundError as err:
+        if err.name != "jaxarc.cli.bench_train":
+            raise
+    else:
+        register_train_bench(kinds)
+
+
+def _run_env(args: argparse.Namespace) -> int:
+    from jaxarc.benchmarking.env_throughput import run
+
+    if args.steps < 1 or args.repeats < 1 or args.loop_steps < 0:
+        raise CLIError("--steps and --repeats must be >= 1, --loop-steps >= 0")
+    batch_sizes, steps = args.batch_sizes, args.steps
+    if args.quick:
+        batch_sizes, steps = (1, 64, 1024), 20
+    run(
+        source=args.source,
+        formats=args.formats,
+        batch_sizes=batch_sizes,
+        scan_steps=steps,
+        loop_steps=args.loop_steps,
+        repeats=args.repeats,
+        results_dir=None if args.no_save else args.results_dir,
+    )
+    return 0
