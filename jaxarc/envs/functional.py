@@ -106,8 +106,11 @@ def _reset_one(
     task_index: Int32[Array, ""],
     pair_index: Int32[Array, ""],
     reward_params: RewardParams,
+    source: AbstractTaskSource | None = None,
 ) -> tuple[ArcState, ArcObservation]:
-    source = source_ref.source
+    # ``source`` is the same object as ``source_ref.source`` passed as an argument, so that
+    # its arrays enter a jitted caller as inputs rather than as embedded constants.
+    source = source_ref.source if source is None else source
     mode = config.environment.episode_mode
     task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
     pair_index = jnp.asarray(-1 if pair_index is None else pair_index, dtype=jnp.int32)
@@ -152,7 +155,7 @@ def _reset_one(
     return state, _observation(state, task, pair, config)
 
 
-_reset = eqx.filter_jit(_reset_one)
+_reset = eqx.filter_jit(_reset_one)  # (..., source): the bank as a traced input
 
 
 def arc_reset(
@@ -177,7 +180,7 @@ def arc_reset(
     source = as_task_source(task_data)
     _check_canvas(config, source)
     params = RewardParams() if reward_params is None else reward_params
-    return _reset(key, config, SourceRef(source), task_index, pair_index, params)
+    return _reset(key, config, SourceRef(source), task_index, pair_index, params, source)
 
 
 def _step_reward(
@@ -195,21 +198,19 @@ def _step_reward(
 
 
 def _step_one(
-    state: ArcState, action: AbstractAction, config: JaxArcConfig
+    state: ArcState,
+    action: AbstractAction,
+    config: JaxArcConfig,
+    source: AbstractTaskSource | None = None,
 ) -> tuple[ArcState, ArcObservation, Float32[Array, ""], Bool[Array, ""], StepInfo]:
-    """Apply one action: ``(state, observation, reward, done, info)``.
-
-    ``info`` holds ``terminated`` (SUBMIT), ``truncated`` (``max_episode_steps`` reached
-    without a submission), ``success`` (a correct submission) and ``similarity``. Stepping a
-    finished episode changes nothing and gives reward 0. A disallowed or unknown operation
-    is a no-op that still counts as a step (an error when ``config.environment.validate``).
-    """
+    """One environment's step; ``source`` overrides ``state.source`` (see :func:`arc_step`)."""
     mode = config.environment.episode_mode
     canvas = config.dataset.canvas_shape
     if config.environment.validate:
         action = JAXErrorHandler.validate_action(action, config)
         state = JAXErrorHandler.validate_state_consistency(state)
-    task = state.source.episode_task(state.episode_store, state.task_index)
+    source = state.source if source is None else source
+    task = source.episode_task(state.episode_store, state.task_index)
     pair = episode_pair(task, state.pair_index, mode)
 
     was_done = state.terminated | state.truncated
@@ -299,7 +300,21 @@ def _step_one(
     )
 
 
-arc_step = eqx.filter_jit(_step_one)
+_step = eqx.filter_jit(_step_one)
+
+
+def arc_step(
+    state: ArcState, action: AbstractAction, config: JaxArcConfig
+) -> tuple[ArcState, ArcObservation, Float32[Array, ""], Bool[Array, ""], StepInfo]:
+    """Apply one action: ``(state, observation, reward, done, info)``.
+
+    ``info`` holds ``terminated`` (SUBMIT), ``truncated`` (``max_episode_steps`` reached
+    without a submission), ``success`` (a correct submission) and ``similarity``. Stepping a
+    finished episode changes nothing and gives reward 0. A disallowed or unknown operation
+    is a no-op that still counts as a step (an error when ``config.environment.validate``).
+    Compiled with ``equinox.filter_jit``; the task source enters as a traced input.
+    """
+    return _step(state, action, config, state.source)
 
 
 def batch_reset(
@@ -318,11 +333,11 @@ def batch_reset(
     source = as_task_source(task_data)
     _check_canvas(config, source)
     params = RewardParams() if reward_params is None else reward_params
-    return _batch_reset(keys, config, SourceRef(source), task_indices, pair_indices, params)
+    return _batch_reset(keys, config, SourceRef(source), task_indices, pair_indices, params, source)
 
 
 @eqx.filter_jit
-def _batch_reset(keys, config, source_ref, task_indices, pair_indices, params):
+def _batch_reset(keys, config, source_ref, task_indices, pair_indices, params, source):
     batch = keys.shape[0]
 
     def per_env(indices):
@@ -331,13 +346,17 @@ def _batch_reset(keys, config, source_ref, task_indices, pair_indices, params):
         return jnp.broadcast_to(jnp.asarray(indices, jnp.int32), (batch,))
 
     params = jax.tree.map(lambda x: jnp.broadcast_to(x, (batch,)), params)
-    reset_one = lambda k, t, p, r: _reset_one(k, config, source_ref, t, p, r)
+    reset_one = lambda k, t, p, r: _reset_one(k, config, source_ref, t, p, r, source)
     return jax.vmap(reset_one)(keys, per_env(task_indices), per_env(pair_indices), params)
 
 
-@eqx.filter_jit
 def batch_step(
     states: ArcState, actions: AbstractAction, config: JaxArcConfig
 ) -> tuple[ArcState, ArcObservation, Float32[Array, " B"], Bool[Array, " B"], StepInfo]:
     """:func:`arc_step` over a batch: every leaf of ``states`` and ``actions`` has axis ``B``."""
-    return jax.vmap(lambda s, a: _step_one(s, a, config))(states, actions)
+    return _batch_step(states, actions, config, states.source)
+
+
+@eqx.filter_jit
+def _batch_step(states, actions, config, source):
+    return jax.vmap(lambda s, a: _step_one(s, a, config, source))(states, actions)
