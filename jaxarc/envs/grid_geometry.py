@@ -45,18 +45,23 @@ class SelectionBox(eqx.Module):
     def width(self) -> Int32[Array, ""]:
         return self.right - self.left + 1
 
-    def contains(self, rows: Int32[Array, "H W"], cols: Int32[Array, "H W"]) -> Bool[Array, "H W"]:
-        """Which cells lie inside the box."""
-        return (
-            (rows >= self.top) & (rows <= self.bottom) & (cols >= self.left) & (cols <= self.right)
-        )
+    def mask(self, height: int, width: int) -> Bool[Array, "H W"]:
+        """Which cells of an ``height x width`` canvas lie inside the box."""
+        rows = jnp.arange(height, dtype=jnp.int32)
+        cols = jnp.arange(width, dtype=jnp.int32)
+        in_rows = (rows >= self.top) & (rows <= self.bottom)
+        in_cols = (cols >= self.left) & (cols <= self.right)
+        return in_rows[:, None] & in_cols[None, :]
 
 
 class CoordinateMap(eqx.Module):
     """Destination ``(r, c)`` reads source ``(row0 + rr*r + rc*c, col0 + cr*r + cc*c)``.
 
     Only destinations inside the half-open rectangle ``[rect_top, rect_bottom) x
-    [rect_left, rect_right)`` and with an in-canvas source are mapped.
+    [rect_left, rect_right)`` and with an in-canvas source are mapped. ``rr, rc, cr, cc`` are
+    those of a flip or a rotation; :meth:`gather` applies that part statically (one of five
+    fixed variants of the square-padded canvas, chosen per environment by ``variant``) and the
+    rest as one shift of the flattened canvas by ``row_shift * L + col_shift``.
     """
 
     row0: Int32[Array, ""]
@@ -80,20 +85,48 @@ class CoordinateMap(eqx.Module):
     def gather(self, source: Int8[Array, "H W"]) -> tuple[Int8[Array, "H W"], Bool[Array, "H W"]]:
         """``(values, mapped)``: each destination's source value, and where the map applies."""
         height, width = source.shape
-        rows = lax.broadcasted_iota(jnp.int32, (height, width), 0)
-        cols = lax.broadcasted_iota(jnp.int32, (height, width), 1)
-        src_rows = self.row0 + self.rr * rows + self.rc * cols
-        src_cols = self.col0 + self.cr * rows + self.cc * cols
-        mapped = (
-            (rows >= self.rect_top)
-            & (rows < self.rect_bottom)
-            & (cols >= self.rect_left)
-            & (cols < self.rect_right)
-            & (src_rows >= 0)
-            & (src_rows < height)
-            & (src_cols >= 0)
-            & (src_cols < width)
+        side = max(height, width)
+        # The mapped cells form a rectangle: the destination rectangle, cut (for translations)
+        # to the cells whose source lies on the canvas; flips and rotations stay in their box.
+        translation = (self.rr == 1) & (self.cc == 1)
+        row_mapped = _span(
+            height,
+            jnp.maximum(self.rect_top, jnp.where(translation, -self.row0, 0)),
+            jnp.minimum(self.rect_bottom, jnp.where(translation, height - self.row0, height)),
         )
-        flat_index = jnp.clip(src_rows, 0, height - 1) * width + jnp.clip(src_cols, 0, width - 1)
-        values = jnp.take(source.reshape(-1), flat_index, mode="clip")
-        return values, mapped
+        col_mapped = _span(
+            width,
+            jnp.maximum(self.rect_left, jnp.where(translation, -self.col0, 0)),
+            jnp.minimum(self.rect_right, jnp.where(translation, width - self.col0, width)),
+        )
+        mapped = row_mapped[:, None] & col_mapped[None, :]
+        # Shift first (one window of the flattened, square-padded canvas), then apply the flip
+        # or rotation as one of five fixed variants of the shifted canvas U:
+        # identity, U[r, L-1-c] (cc<0), U[L-1-r, c] (rr<0), U[L-1-c, r] (rc<0), U[c, L-1-r] (cr<0).
+        last = side - 1
+        row_shift = jnp.where((self.rr < 0) | (self.rc < 0), self.row0 - last, self.row0)
+        col_shift = jnp.where((self.cc < 0) | (self.cr < 0), self.col0 - last, self.col0)
+        flat = jnp.pad(source, ((0, side - height), (0, side - width))).reshape(-1)
+        offset = (row_shift * side + col_shift) % (side * side)
+        window = lax.dynamic_slice(jnp.concatenate([flat, flat]), (offset,), (side * side,))
+        shifted = window.reshape(side, side)
+        variant = jnp.where(
+            self.cc < 0,
+            shifted[:, ::-1],
+            jnp.where(
+                self.rr < 0,
+                shifted[::-1, :],
+                jnp.where(
+                    self.rc < 0,
+                    shifted[::-1, :].T,
+                    jnp.where(self.cr < 0, shifted[:, ::-1].T, shifted),
+                ),
+            ),
+        )
+        return variant[:height, :width], mapped
+
+
+def _span(length: int, start: Int32[Array, ""], stop: Int32[Array, ""]) -> Bool[Array, " N"]:
+    """Which of ``0 .. length - 1`` lie in ``[start, stop)``."""
+    index = jnp.arange(length, dtype=jnp.int32)
+    return (index >= start) & (index < stop)

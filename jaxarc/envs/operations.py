@@ -22,6 +22,7 @@ from jax import lax
 from jaxtyping import Array, ArrayLike, Bool, Int8, Int32
 
 from jaxarc.envs import operation_ids as ops
+from jaxarc.envs.bit_rows import check_width
 from jaxarc.envs.flood_fill import flood_regions
 from jaxarc.envs.grid_geometry import CoordinateMap, SelectionBox
 
@@ -61,6 +62,13 @@ class GridState(eqx.Module):
             clipboard=jnp.full(grid.shape, -1, jnp.int8),
             clipboard_mask=jnp.zeros(grid.shape, bool),
         )
+
+
+def _area(shape: Int32[Array, "2"], height: int, width: int) -> Bool[Array, "H W"]:
+    """The active area of ``shape`` on an ``height x width`` canvas."""
+    in_rows = jnp.arange(height, dtype=jnp.int32) < shape[0]
+    in_cols = jnp.arange(width, dtype=jnp.int32) < shape[1]
+    return in_rows[:, None] & in_cols[None, :]
 
 
 def _in_range(op: Int32[Array, ""], first: int, last: int) -> Bool[Array, ""]:
@@ -113,6 +121,7 @@ def apply_operation(
     operation, which is what ``vmap`` pays anyway.
     """
     height, width = state.grid.shape
+    check_width(width)
     if selection.shape != (height, width) or input_grid.shape != (height, width):
         raise ValueError(
             f"apply_operation: selection {selection.shape} and input_grid {input_grid.shape} "
@@ -120,9 +129,7 @@ def apply_operation(
         )
     op = jnp.asarray(operation, jnp.int32)
     grid = state.grid
-    rows = lax.broadcasted_iota(jnp.int32, (height, width), 0)
-    cols = lax.broadcasted_iota(jnp.int32, (height, width), 1)
-    active = (rows < state.shape[0]) & (cols < state.shape[1])
+    active = _area(state.shape, height, width)
     selected = selection & active
     box = SelectionBox.of(selected)
     has_selection = box.bottom >= 0
@@ -141,8 +148,8 @@ def apply_operation(
     base_shape = jnp.where(op == ops.COPY_INPUT, input_shape.astype(jnp.int32), state.shape)
     new_shape = jnp.where(resizing, jnp.stack([raw_box.bottom + 1, raw_box.right + 1]), base_shape)
     base_grid = jnp.where(op == ops.COPY_INPUT, input_grid, grid)
-    base_active = (rows < base_shape[0]) & (cols < base_shape[1])
-    new_active = (rows < new_shape[0]) & (cols < new_shape[1])
+    base_active = _area(base_shape, height, width)
+    new_active = _area(new_shape, height, width)
 
     # Paint family: FILL c writes the selection, FLOOD c the regions of the selected cells.
     colour = (op % 10).astype(jnp.int8)
@@ -171,7 +178,7 @@ def apply_operation(
     zeroed = (
         (op == ops.CLEAR)
         | (selected & ((op == ops.CUT) | is_move))
-        | (box.contains(rows, cols) & is_box_transform)
+        | (is_box_transform & box.mask(height, width))
     )
     content = jnp.where(
         painted,
