@@ -18,7 +18,7 @@ def _bounding_box(selection: np.ndarray) -> tuple[int, int, int, int]:
     return int(rows.min()), int(rows.max()), int(cols.min()), int(cols.max())
 
 
-def _region(grid: np.ndarray, start: tuple[int, int]) -> set[tuple[int, int]]:
+def same_colour_region(grid: np.ndarray, start: tuple[int, int]) -> set[tuple[int, int]]:
     """Breadth-first search of the 4-connected same-colour region of ``start``."""
     colour = grid[start]
     seen = {start}
@@ -56,7 +56,7 @@ def reference_operation(
     elif op < ops.MOVE_UP:
         region = set()
         for r, c in zip(*np.nonzero(sel), strict=True):
-            region |= _region(grid[:height, :width], (int(r), int(c)))
+            region |= same_colour_region(grid[:height, :width], (int(r), int(c)))
         for r, c in region:
             grid[r, c] = op - ops.FLOOD_0
     elif op <= ops.MOVE_RIGHT:
