@@ -16,17 +16,21 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from jaxarc.agents import GRPOConfig, TrainConfig, make_train
+from jaxarc.agents.checkpoint import config_from_dict, list_checkpoints, load_checkpoint
 from jaxarc.agents.distributions import MASKED_LOGIT, PointDistribution
 from jaxarc.agents.evaluate import EvaluationError, evaluate_policy
 from jaxarc.agents.metrics_log import MetricsLog, deterministic_part, read_metrics
 from jaxarc.agents.plotting import moving_average, plot_learning_curve
 from jaxarc.agents.policy import AbstractPolicy, PolicyConfig, make_policy
+from jaxarc.agents.training_loop import NonFiniteLossError, RunOptions, run_training
 from jaxarc.cli.dataclass_flags import (
     add_dataclass_flags,
     apply_overrides,
     describe_config,
     overrides_from_args,
 )
+from jaxarc.cli.main import main
 from jaxarc.data.stacking import bank_from_tasks
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
 from jaxarc.envs import operation_ids as ops
@@ -251,3 +255,158 @@ def test_eval_runs_a_conv_policy_on_a_larger_canvas_and_rejects_a_dense_one() ->
             batch_size=8,
             key=jax.random.key(1),
         )
+
+
+# ----------------------------------------------------------------- the training driver
+
+# two 2x2 tasks: the trainer compiles fast on a small fixed bank (a generator's program is
+# larger); the canvas is the default bank canvas
+_TRAIN_TASKS = {
+    "recolour": {
+        "train": [
+            _pair([[1, 0], [0, 0]], [[2, 0], [0, 0]]),
+            _pair([[0, 1], [0, 0]], [[0, 2], [0, 0]]),
+        ],
+        "test": [_pair([[0, 0], [1, 0]], [[0, 0], [2, 0]])],
+    },
+    "drop": {
+        "train": [
+            _pair([[3, 3], [0, 0]], [[0, 0], [3, 3]]),
+            _pair([[4, 4], [0, 0]], [[0, 0], [4, 4]]),
+        ],
+        "test": [_pair([[5, 5], [0, 0]], [[0, 0], [5, 5]])],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_train(tmp_path_factory: pytest.TempPathFactory):
+    """A tiny real config and a ``make_train`` that builds (and compiles) it only once."""
+    path = tmp_path_factory.mktemp("tasks") / "tasks.json"
+    path.write_text(json.dumps(_TRAIN_TASKS))
+    config = TrainConfig(
+        source=str(path),
+        canvas=30,
+        batch_tasks=2,
+        group_size=2,
+        rollout_steps=2,
+        num_updates=4,
+        eval_tasks=2,
+        grpo=GRPOConfig(epochs=1, minibatches=1),
+        policy=PolicyConfig(
+            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+        ),
+    )
+    built: dict[TrainConfig, tuple] = {}
+
+    def make_train_once(config: TrainConfig, mesh=None):
+        if config not in built:
+            built[config] = make_train(config, mesh)
+        return built[config]
+
+    return config, make_train_once
+
+
+@pytest.fixture
+def optax_promotion():
+    """optax's Adam mixes int32 step counts with Python floats: not allowed under the strict
+    promotion of tests/conftest.py, so the trainer is traced with standard promotion."""
+    with jax.numpy_dtype_promotion("standard"):
+        yield
+
+
+class _Interrupt(Exception):
+    pass
+
+
+def _interrupt_after(update: int):
+    def on_record(record: dict) -> None:
+        if record["update"] == update:
+            raise _Interrupt
+
+    return on_record
+
+
+def test_resumed_run_logs_exactly_what_an_uninterrupted_run_logs(
+    tmp_path: Path, tiny_train, optax_promotion
+) -> None:
+    config, make_train_once = tiny_train
+    straight = RunOptions(run_dir=tmp_path / "straight", checkpoint_every=2, eval_every=None)
+    result = run_training(config, straight, make_train=make_train_once)
+    assert [r["update"] for r in result.records] == [1, 2, 3, 4]
+    assert result.last_checkpoint == straight.checkpoint_root / "update_00000004"
+    assert straight.curve_path.is_file()
+
+    # the second run is killed after update 3 was logged; its newest checkpoint is update 2
+    options = RunOptions(run_dir=tmp_path / "resumed", checkpoint_every=2, eval_every=None)
+    with pytest.raises(_Interrupt):
+        run_training(config, options, make_train=make_train_once, on_record=_interrupt_after(3))
+    assert [r["update"] for r in read_metrics(options.metrics_path)] == [1, 2, 3]
+    with pytest.raises(FileExistsError, match="pass --resume"):
+        run_training(config, options, make_train=make_train_once)
+    resumed = run_training(
+        config, dataclasses.replace(options, resume=True), make_train=make_train_once
+    )
+    first = [deterministic_part(r) for r in read_metrics(straight.metrics_path)]
+    second = [deterministic_part(r) for r in read_metrics(options.metrics_path)]
+    assert [r["update"] for r in second] == [1, 2, 3, 4]
+    assert first == second  # bit-identical metrics, update 3 included
+    assert len(first[0]) > 10 and {"loss", "kl", "clip_fraction", "mean_return"} <= set(first[0])
+    straight_state = load_checkpoint(result.last_checkpoint, resumed.state).state
+    for a, b in zip(
+        jax.tree.leaves(eqx.filter(straight_state.policy, eqx.is_array)),
+        jax.tree.leaves(eqx.filter(resumed.state.policy, eqx.is_array)),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    saved = json.loads((resumed.last_checkpoint / "config.json").read_text())
+    assert config_from_dict(TrainConfig, saved) == config
+
+
+def test_non_finite_loss_stops_with_the_last_good_checkpoint_intact(
+    tmp_path: Path, tiny_train, optax_promotion
+) -> None:
+    config, make_train_once = tiny_train
+
+    def make_train_poisoned(config, mesh=None):
+        init, update = make_train_once(config, mesh)
+
+        def update_with_nan_weights_after_2(state):
+            if int(state.update_index) == 2:  # a divergence: every weight becomes NaN
+                poisoned = jax.tree.map(
+                    lambda x: jnp.full_like(x, jnp.nan),
+                    eqx.filter(state.policy, eqx.is_inexact_array),
+                )
+                state = eqx.tree_at(lambda s: s.policy, state, eqx.combine(poisoned, state.policy))
+            return update(state)
+
+        return init, update_with_nan_weights_after_2
+
+    options = RunOptions(run_dir=tmp_path, checkpoint_every=1, eval_every=None)
+    with pytest.raises(NonFiniteLossError, match=r"update 3: non-finite loss \(loss=nan") as err:
+        run_training(config, options, make_train=make_train_poisoned)
+    assert "update_00000002" in str(err.value)
+    assert [p.name for p in list_checkpoints(options.checkpoint_root)] == [
+        "update_00000001",
+        "update_00000002",
+    ]
+    like = make_train_once(config, None)[0](jax.random.key(0))
+    good = load_checkpoint(options.checkpoint_root / "update_00000002", like).state
+    leaves = jax.tree.leaves(eqx.filter(good.policy, eqx.is_inexact_array))
+    assert all(np.isfinite(np.asarray(x)).all() for x in leaves)
+    assert read_metrics(options.metrics_path)[-1]["loss"] == "nan"
+
+
+def test_cli_builds_the_config_from_preset_and_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["train", "--preset", "quick", "--lr", "0.002", "--grpo-beta", "0", "--dry-run"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "lr = 0.002" in out and "beta = 0.0" in out
+    assert f"num_updates = {TrainConfig.preset('quick').num_updates}" in out
+    with pytest.raises(SystemExit):
+        main(["train", "--group-size", "1", "--dry-run"])
+    assert "group_size must be at least 2" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "--selection-format", "polygon", "--dry-run"])
+    assert "invalid choice: 'polygon'" in capsys.readouterr().err

@@ -38,12 +38,22 @@ from jaxarc.agents.plotting import plot_learning_curve
 
 # progress-bar label -> metric names the trainer may use for it (first present wins)
 PROGRESS_METRICS: dict[str, tuple[str, ...]] = {
-    "return": ("return", "mean_return", "episode_return"),
-    "success": ("success_rate", "success"),
-    "kl": ("kl", "approx_kl"),
-    "clip": ("clip_fraction", "clip_frac"),
+    "return": ("mean_return", "return"),
+    "success": ("success_rate",),
+    "eval": ("eval_success_rate",),
+    "kl": ("kl",),
+    "clip": ("clip_fraction",),
 }
-CURVE_METRICS = ("success_rate", "return", "mean_return", "loss", "kl", "clip_fraction")
+CURVE_METRICS = (
+    "eval_success_rate",
+    "success_rate",
+    "mean_return",
+    "loss",
+    "kl",
+    "clip_fraction",
+    "entropy",
+)
+EVAL_SEED_OFFSET = 1_000_003  # held-out episodes: a key stream the training never uses
 LOSS_METRICS = ("loss", "total_loss")
 
 
@@ -62,10 +72,13 @@ class RunOptions:
     progress: bool = True
     profile_dir: Path | None = None
     tensorboard: bool = True
+    eval_every: int | None = 25  # held-out success rate every N updates and at the end
 
     def __post_init__(self) -> None:
         if self.checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
+        if self.eval_every is not None and self.eval_every < 1:
+            raise ValueError(f"eval_every must be >= 1 or None, got {self.eval_every}")
         if self.keep_checkpoints is not None and self.keep_checkpoints < 1:
             raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints}")
 
@@ -94,25 +107,38 @@ def env_steps_per_update(config: Any) -> int:
     return int(config.batch_tasks) * int(config.group_size) * int(config.rollout_steps)
 
 
+def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], float]:
+    """``policy -> success rate`` on the same ``config.eval_tasks`` fresh episodes each time
+    (greedy actions, eval mode), drawn from a key the training never uses."""
+    from jaxarc.agents import make_evaluator
+    from jaxarc.agents.distributed import replicated
+
+    evaluate = make_evaluator(config, greedy=True)
+    key = jax.device_put(jax.random.key(config.seed + EVAL_SEED_OFFSET), replicated(mesh))
+    return lambda policy: float(evaluate(policy, key))
+
+
 def _first_present(metrics: Mapping[str, Any], names: tuple[str, ...]) -> Any | None:
     return next((metrics[n] for n in names if n in metrics), None)
 
 
-def _check_finite(update: int, metrics: Mapping[str, Any], last_checkpoint: Path | None) -> None:
-    bad = [
+def _non_finite_losses(metrics: Mapping[str, Any]) -> list[str]:
+    return [
         f"{name}={value}"
         for name, value in metrics.items()
         if (name in LOSS_METRICS or name.endswith("loss"))
         and isinstance(value, float)
         and not math.isfinite(value)
     ]
-    if bad:
-        where = str(last_checkpoint) if last_checkpoint else "none written yet"
-        raise NonFiniteLossError(
-            f"update {update}: non-finite loss ({', '.join(bad)}); training stopped without "
-            f"saving this state. Last good checkpoint: {where}. Try a lower learning rate or "
-            "a smaller max_grad_norm."
-        )
+
+
+def _non_finite_error(update: int, bad: list[str], last_checkpoint: Path | None) -> Exception:
+    where = str(last_checkpoint) if last_checkpoint else "none written yet"
+    return NonFiniteLossError(
+        f"update {update}: non-finite loss ({', '.join(bad)}); training stopped without "
+        f"saving this state. Last good checkpoint: {where}. Try a lower learning rate or "
+        "a smaller max_grad_norm."
+    )
 
 
 def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
@@ -129,7 +155,8 @@ def run_training(
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> TrainingResult:
     """Train for ``config.num_updates`` updates (continuing from the newest checkpoint with
-    ``options.resume``). ``make_train`` defaults to :func:`jaxarc.agents.make_train`.
+    ``options.resume``). ``make_train`` defaults to :func:`jaxarc.agents.make_train`;
+    ``on_record`` is called with each update's record after its checkpoint (if any).
 
     Raises :class:`NonFiniteLossError` if the loss stops being finite and ``FileExistsError``
     if ``run_dir`` already holds checkpoints and ``resume`` is off.
@@ -146,7 +173,9 @@ def run_training(
             f"{run_dir} already holds checkpoints (newest {existing.name}); pass --resume to "
             "continue that run or choose another --run-dir"
         )
-    init, update = make_train(config, make_data_mesh())
+    mesh = make_data_mesh()
+    init, update = make_train(config, mesh)
+    evaluate = make_held_out_evaluator(config, mesh) if options.eval_every else None
     state = init(jax.random.key(config.seed))
     start = 0
     if options.resume and existing is not None:
@@ -183,14 +212,21 @@ def run_training(
             if profiling:
                 jax.profiler.stop_trace()
             done = index + 1
-            record["env_steps"] = done * steps_per_update
+            record["total_env_steps"] = done * steps_per_update
             record[TIME_PREFIX + "update_seconds"] = seconds
             record[TIME_PREFIX + "env_steps_per_second"] = steps_per_update / seconds
+            bad = _non_finite_losses(record)
+            eval_due = options.eval_every is not None and (
+                done % options.eval_every == 0 or done == config.num_updates
+            )
+            if evaluate is not None and eval_due and not bad:
+                tic = time.perf_counter()
+                record["eval_success_rate"] = evaluate(state.policy)
+                record[TIME_PREFIX + "eval_seconds"] = time.perf_counter() - tic
             if log is not None:
                 record = log.write(done, record)
-            if on_record is not None:
-                on_record(record)
-            _check_finite(done, record, last_checkpoint)
+            if bad:
+                raise _non_finite_error(done, bad, last_checkpoint)
             bar.update(1)
             bar.set_postfix(
                 {
@@ -206,6 +242,8 @@ def run_training(
                 last_checkpoint = save_checkpoint(
                     options.checkpoint_root, done, state, config, keep=options.keep_checkpoints
                 )
+            if on_record is not None:
+                on_record(record)
     finally:
         bar.close()
         if log is not None:

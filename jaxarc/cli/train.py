@@ -88,6 +88,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--resume", action="store_true", help="continue from newest checkpoint")
     train.add_argument("--checkpoint-every", type=_positive_int, default=50, metavar="N")
     train.add_argument("--keep-checkpoints", type=_positive_int, default=3, metavar="N")
+    train.add_argument(
+        "--eval-every",
+        type=int,
+        default=25,
+        metavar="N",
+        help="held-out success rate (eval_tasks fresh episodes) every N updates and at the "
+        "end; 0 disables (default 25)",
+    )
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.add_argument("--no-tensorboard", action="store_true", help="never write TensorBoard")
     train.add_argument("--profile", type=Path, default=None, metavar="DIR", help="trace dir")
@@ -193,6 +201,7 @@ def run_train(
         progress=not args.no_progress,
         profile_dir=args.profile,
         tensorboard=not args.no_tensorboard,
+        eval_every=args.eval_every if args.eval_every > 0 else None,
     )
     try:
         result = run_training(config, options)
