@@ -19,7 +19,7 @@ weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import (
@@ -29,9 +29,11 @@ from jaxarc.envs.config import (
     UnifiedActionConfig,
     UnifiedDatasetConfig,
 )
-from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
 
-EnvFactory = Callable[..., tuple[ArcEnvironment, ArcEnvParams]]
+if TYPE_CHECKING:  # importing gymnax is slow: the class is imported when an env is built
+    from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
+
+EnvFactory = Callable[..., "tuple[ArcEnvironment, ArcEnvParams]"]
 _REGISTRY: dict[str, EnvFactory] = {}
 
 _BUNDLED = {
@@ -61,6 +63,7 @@ def register(name: str, factory: EnvFactory, *, overwrite: bool = False) -> None
 
 def registered_names() -> tuple[str, ...]:
     """Every name :func:`make` accepts, except single task ids."""
+    _register_generators()
     return tuple(sorted(_REGISTRY))
 
 
@@ -85,6 +88,8 @@ def build_environment(
     source: AbstractTaskSource, name: str = "ARC", **options: Any
 ) -> tuple[ArcEnvironment, ArcEnvParams]:
     """An environment over ``source`` with :func:`make`'s options."""
+    from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
+
     options = dict(options)
     env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
     reward = RewardParams(**{k: options.pop(k) for k in _REWARD_OPTIONS if k in options})
