@@ -115,15 +115,14 @@ def main() -> None:
 
         def gather_family(grid, op, mask):
             box = SelectionBox.of(mask)
-            cmap = CoordinateMap.select(
-                op % 2, [(1, 1, 0, 0, 0, 1, 0, size, 0, size), (box.top, 1, 0, 0, 0, 1) + (0,) * 4]
-            )
-            values, mapped = cmap.gather(grid)
+            flip = (0, 1, 0, 2 * box.left + box.width - 1, 0, -1, 0, size, 0, size)
+            move = (1, 1, 0, 0, 0, 1, 0, size, 0, size)
+            values, mapped = CoordinateMap.select(op % 2, [move, flip]).gather(grid)
             return jnp.where(mapped, values, grid)
 
         def bbox_family(grid, op, mask):
             box = SelectionBox.of(mask)
-            return jnp.where(box.contains(*jnp.indices(grid.shape)), jnp.int8(1), grid)
+            return jnp.where(box.mask(size, size), jnp.int8(1), grid)
 
         rows += [
             ("  flood_regions alone, ops uniform", family(flood_family), grids),
@@ -132,7 +131,7 @@ def main() -> None:
                 family(lambda g, o, m: flood_family(g, flood_ops[0][0], m)),
                 grids,
             ),
-            ("  CoordinateMap.gather alone", family(gather_family), grids),
+            ("  CoordinateMap.gather alone (move/flip)", family(gather_family), grids),
             ("  SelectionBox.of + where alone", family(bbox_family), grids),
         ]
 

@@ -82,24 +82,29 @@ class CoordinateMap(eqx.Module):
         row = table[index]
         return cls(*(row[k] for k in range(10)))
 
-    def gather(self, source: Int8[Array, "H W"]) -> tuple[Int8[Array, "H W"], Bool[Array, "H W"]]:
-        """``(values, mapped)``: each destination's source value, and where the map applies."""
-        height, width = source.shape
-        side = max(height, width)
-        # The mapped cells form a rectangle: the destination rectangle, cut (for translations)
-        # to the cells whose source lies on the canvas; flips and rotations stay in their box.
+    def mapped_spans(self, height: int, width: int) -> tuple[Bool[Array, " H"], Bool[Array, " W"]]:
+        """Mapped rows and columns: the mapped cells are ``rows[:, None] & cols[None, :]``.
+
+        The destination rectangle, cut (for translations) to the cells whose source lies on
+        the canvas; flips and rotations stay inside their box.
+        """
         translation = (self.rr == 1) & (self.cc == 1)
-        row_mapped = _span(
+        rows = _span(
             height,
             jnp.maximum(self.rect_top, jnp.where(translation, -self.row0, 0)),
             jnp.minimum(self.rect_bottom, jnp.where(translation, height - self.row0, height)),
         )
-        col_mapped = _span(
+        cols = _span(
             width,
             jnp.maximum(self.rect_left, jnp.where(translation, -self.col0, 0)),
             jnp.minimum(self.rect_right, jnp.where(translation, width - self.col0, width)),
         )
-        mapped = row_mapped[:, None] & col_mapped[None, :]
+        return rows, cols
+
+    def gather(self, source: Int8[Array, "H W"]) -> Int8[Array, "H W"]:
+        """Each destination's source value (meaningful only where :meth:`mapped_spans` says)."""
+        height, width = source.shape
+        side = max(height, width)
         # Shift first (one window of the flattened, square-padded canvas), then apply the flip
         # or rotation as one of five fixed variants of the shifted canvas U:
         # identity, U[r, L-1-c] (cc<0), U[L-1-r, c] (rr<0), U[L-1-c, r] (rc<0), U[c, L-1-r] (cr<0).
@@ -123,7 +128,7 @@ class CoordinateMap(eqx.Module):
                 ),
             ),
         )
-        return variant[:height, :width], mapped
+        return variant[:height, :width]
 
 
 def _span(length: int, start: Int32[Array, ""], stop: Int32[Array, ""]) -> Bool[Array, " N"]:

@@ -24,6 +24,7 @@ from jaxtyping import Array, ArrayLike, Bool, Int8, Int32
 from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.bit_rows import check_width
 from jaxarc.envs.flood_fill import flood_regions
+from jaxarc.envs.fusion_barrier import materialize
 from jaxarc.envs.grid_geometry import CoordinateMap, SelectionBox
 
 # The gathered source cell packs its colour (0..9) with this flag for "selected".
@@ -62,13 +63,6 @@ class GridState(eqx.Module):
             clipboard=jnp.full(grid.shape, -1, jnp.int8),
             clipboard_mask=jnp.zeros(grid.shape, bool),
         )
-
-
-def _area(shape: Int32[Array, "2"], height: int, width: int) -> Bool[Array, "H W"]:
-    """The active area of ``shape`` on an ``height x width`` canvas."""
-    in_rows = jnp.arange(height, dtype=jnp.int32) < shape[0]
-    in_cols = jnp.arange(width, dtype=jnp.int32) < shape[1]
-    return in_rows[:, None] & in_cols[None, :]
 
 
 def _in_range(op: Int32[Array, ""], first: int, last: int) -> Bool[Array, ""]:
@@ -129,60 +123,69 @@ def apply_operation(
         )
     op = jnp.asarray(operation, jnp.int32)
     grid = state.grid
-    active = _area(state.shape, height, width)
-    selected = selection & active
-    box = SelectionBox.of(selected)
-    has_selection = box.bottom >= 0
+    active_rows, active_cols = _spans(state.shape, height, width)
+    selected = selection & active_rows[:, None] & active_cols[None, :]
 
-    is_fill = _in_range(op, ops.FILL_0, ops.FILL_0 + 9)
-    is_flood = _in_range(op, ops.FLOOD_0, ops.FLOOD_0 + 9)
+    # Per-environment plan: scalars and row/column spans, computed once (not once per cell).
+    box = SelectionBox.of(selected)
+    raw_box = SelectionBox.of(selection)  # RESIZE reads the whole canvas
+    has_selection = box.bottom >= 0
     is_move = _in_range(op, ops.MOVE_UP, ops.MOVE_RIGHT)
     is_box_transform = _in_range(op, ops.ROTATE_CW, ops.FLIP_TB)
     is_paste = op == ops.PASTE
-    is_copying = ((op == ops.COPY) | (op == ops.CUT)) & has_selection
-    is_edit = _in_range(op, 0, ops.RESIZE)
-
-    # Shapes: COPY_INPUT takes the input's; RESIZE the bottom-right selected cell on the canvas.
-    raw_box = SelectionBox.of(selection)
     resizing = (op == ops.RESIZE) & (raw_box.bottom >= 0)
+    # Shapes: COPY_INPUT takes the input's; RESIZE the bottom-right selected cell on the canvas.
     base_shape = jnp.where(op == ops.COPY_INPUT, input_shape.astype(jnp.int32), state.shape)
     new_shape = jnp.where(resizing, jnp.stack([raw_box.bottom + 1, raw_box.right + 1]), base_shape)
-    base_grid = jnp.where(op == ops.COPY_INPUT, input_grid, grid)
-    base_active = _area(base_shape, height, width)
-    new_active = _area(new_shape, height, width)
+    coordinate_map = _coordinate_map(op, box, height, width)
+    plan = materialize(
+        {
+            "fill": _in_range(op, ops.FILL_0, ops.FILL_0 + 9),
+            "flood": _in_range(op, ops.FLOOD_0, ops.FLOOD_0 + 9),
+            "colour": (op % 10).astype(jnp.int8),
+            "paste": is_paste,
+            "copy_input": op == ops.COPY_INPUT,
+            "places": (is_move | is_box_transform | is_paste) & has_selection,
+            "needs_mark": is_move | is_paste,
+            "copies": ((op == ops.COPY) | (op == ops.CUT)) & has_selection,
+            "moves": is_move,
+            "edits": _in_range(op, 0, ops.RESIZE),
+            "clears": op == ops.CLEAR,
+            "zeroes_selected": (op == ops.CUT) | is_move,
+            "new_shape": new_shape,
+            "map": coordinate_map,
+            "mapped": coordinate_map.mapped_spans(height, width),
+            "base": _spans(base_shape, height, width),
+            "new": _spans(new_shape, height, width),
+            "box": _box_spans(box, height, width, is_box_transform),
+        }
+    )
+    mapped = _cells(plan["mapped"])
+    base_active = _cells(plan["base"])
+    new_active = _cells(plan["new"])
+    in_old_box = _cells(plan["box"])
 
     # Paint family: FILL c writes the selection, FLOOD c the regions of the selected cells.
-    colour = (op % 10).astype(jnp.int8)
-    flooded = flood_regions(grid, selected & is_flood)
-    painted = (selected & is_fill) | flooded
+    flooded = flood_regions(grid, selected & plan["flood"])
+    painted = (selected & plan["fill"]) | flooded
 
-    # Coordinate-map family: one gather of (colour + _MARK * selected) from grid or clipboard.
-    source_marked = jnp.where(is_paste, state.clipboard_mask, selected)
-    source_values = jnp.where(is_paste, state.clipboard, grid)
+    # Coordinate-map family: one shifted window of (colour + _MARK * marked) from grid/clipboard.
+    source_marked = jnp.where(plan["paste"], state.clipboard_mask, selected)
+    source_values = jnp.where(plan["paste"], state.clipboard, grid)
     packed = jnp.maximum(source_values, jnp.int8(0)) + jnp.where(
         source_marked, jnp.int8(_MARK), jnp.int8(0)
     )
-    coordinate_map = _coordinate_map(op, box, height, width)
-    gathered, mapped = coordinate_map.gather(packed)
+    gathered = plan["map"].gather(packed)
     gathered_value = gathered & jnp.int8(_MARK - 1)
     gathered_mark = gathered >= jnp.int8(_MARK)
-    needs_mark = is_move | is_paste
-    placed = (
-        mapped
-        & (gathered_mark | ~needs_mark)
-        & active
-        & (is_move | is_box_transform | is_paste)
-        & has_selection
-    )
+    placed = mapped & (gathered_mark | ~plan["needs_mark"]) & plan["places"]
+    placed = placed & active_rows[:, None] & active_cols[None, :]
 
-    zeroed = (
-        (op == ops.CLEAR)
-        | (selected & ((op == ops.CUT) | is_move))
-        | (is_box_transform & box.mask(height, width))
-    )
+    zeroed = plan["clears"] | (selected & plan["zeroes_selected"]) | in_old_box
+    base_grid = jnp.where(plan["copy_input"], input_grid, grid)
     content = jnp.where(
         painted,
-        colour,
+        plan["colour"],
         jnp.where(
             placed,
             gathered_value,
@@ -192,15 +195,36 @@ def apply_operation(
     new_grid = jnp.where(new_active, content, jnp.int8(-1))
 
     new_clipboard = jnp.where(
-        is_copying, jnp.where(mapped, gathered_value, jnp.int8(-1)), state.clipboard
+        plan["copies"], jnp.where(mapped, gathered_value, jnp.int8(-1)), state.clipboard
     )
-    new_clipboard_mask = jnp.where(is_copying, mapped & gathered_mark, state.clipboard_mask)
-    new_selection = jnp.where(is_move, placed, selected & new_active)
+    new_clipboard_mask = jnp.where(plan["copies"], mapped & gathered_mark, state.clipboard_mask)
+    new_selection = jnp.where(plan["moves"], placed, selected & new_active)
 
     return GridState(
         grid=new_grid,
-        shape=new_shape,
-        selection=jnp.where(is_edit, new_selection, state.selection),
+        shape=plan["new_shape"],
+        selection=jnp.where(plan["edits"], new_selection, state.selection),
         clipboard=new_clipboard,
         clipboard_mask=new_clipboard_mask,
     )
+
+
+def _spans(shape: Int32[Array, "2"], height: int, width: int):
+    """Rows and columns of the area ``shape`` (top-left anchored) on the canvas."""
+    rows = jnp.arange(height, dtype=jnp.int32) < shape[0]
+    cols = jnp.arange(width, dtype=jnp.int32) < shape[1]
+    return rows, cols
+
+
+def _box_spans(box: SelectionBox, height: int, width: int, enabled: Bool[Array, ""]):
+    """Rows and columns of ``box`` (both empty when not ``enabled``)."""
+    rows = jnp.arange(height, dtype=jnp.int32)
+    cols = jnp.arange(width, dtype=jnp.int32)
+    in_rows = (rows >= box.top) & (rows <= box.bottom) & enabled
+    in_cols = (cols >= box.left) & (cols <= box.right)
+    return in_rows, in_cols
+
+
+def _cells(spans) -> Bool[Array, "H W"]:
+    rows, cols = spans
+    return rows[:, None] & cols[None, :]

@@ -1,0 +1,32 @@
+"""Keep XLA from recomputing small per-environment values inside every grid cell.
+
+XLA fuses cheap producers into their consumers. For a per-environment scalar or row vector that
+feeds a ``[H, W]`` computation, that means the whole producer chain (bounding boxes, operation
+flags, shapes...) is re-evaluated for every cell, which made the operation step several times
+slower on CPU. A reduction is never fused into its consumers, so passing the values through an
+identity reduction makes XLA compute them once per environment. ``lax.optimization_barrier``
+does not help here: XLA on CPU removes it before fusion.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jaxtyping import PyTree
+
+
+def materialize(tree: PyTree) -> PyTree:
+    """``tree`` unchanged (numeric and boolean leaves), but computed once, not per consumer."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    if not leaves:
+        return tree
+    arrays = [jnp.asarray(leaf) for leaf in leaves]
+    flat = jnp.concatenate([a.astype(jnp.int32).reshape(-1) for a in arrays])
+    floor = jnp.full_like(flat, jnp.iinfo(jnp.int32).min)
+    flat = jnp.max(jnp.stack([flat, floor]), axis=0)  # identity; a reduction XLA won't fuse
+    out, start = [], 0
+    for a in arrays:
+        part = flat[start : start + a.size].reshape(a.shape)
+        out.append(part != 0 if a.dtype == jnp.bool_ else part.astype(a.dtype))
+        start += a.size
+    return jax.tree_util.tree_unflatten(treedef, out)
