@@ -1,7 +1,7 @@
 """Gymnasium adapters: ``gymnasium.make("jaxarc/ARC-AGI-1-v0")`` and a batched vector env."""
 
 from jaxarc.gym.backend import JaxBackend
-from jaxarc.gym.env import ArcGymnasiumEnv
+from jaxarc.gym.env import ArcGymnasiumEnv, make_gymnasium_env
 from jaxarc.gym.registration import gymnasium_id, register_gymnasium_envs
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
@@ -18,6 +18,7 @@ __all__ = [
     "action_from_gymnasium",
     "action_space",
     "gymnasium_id",
+    "make_gymnasium_env",
     "observation_space",
     "observation_to_numpy",
     "register_gymnasium_envs",

@@ -25,11 +25,10 @@ def gymnasium_id(name: str) -> str:
 
 
 def jaxarc_names() -> tuple[str, ...]:
-    """Every registered jaxarc name plus the generated task families."""
-    from jaxarc.data.loading import generator_source_names
+    """Every registered jaxarc name (bundled sets, directory sets, generated families)."""
     from jaxarc.envs.registry import registered_names
 
-    return tuple(dict.fromkeys([*registered_names(), *generator_source_names()]))
+    return registered_names()
 
 
 def register_gymnasium_envs(names=None) -> tuple[str, ...]:
