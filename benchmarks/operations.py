@@ -117,8 +117,9 @@ def main() -> None:
             box = SelectionBox.of(mask)
             flip = (0, 1, 0, 2 * box.left + box.width - 1, 0, -1, 0, size, 0, size)
             move = (1, 1, 0, 0, 0, 1, 0, size, 0, size)
-            values, mapped = CoordinateMap.select(op % 2, [move, flip]).gather(grid)
-            return jnp.where(mapped, values, grid)
+            coordinate_map = CoordinateMap.select(op % 2, [move, flip])
+            rows, cols = coordinate_map.mapped_spans(size, size)
+            return jnp.where(rows[:, None] & cols[None, :], coordinate_map.gather(grid), grid)
 
         def bbox_family(grid, op, mask):
             box = SelectionBox.of(mask)

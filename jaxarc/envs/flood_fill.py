@@ -25,6 +25,8 @@ from jaxtyping import Array, Bool, Int8, UInt32
 
 from jaxarc.envs.bit_rows import WORD_BITS, check_width, pack_rows, unpack_rows
 
+UNROLL = 1  # rows per scan iteration
+
 
 def _fill_run_rows(
     filled: UInt32[Array, " B"], right_links: UInt32[Array, " B"], chains: list[UInt32[Array, " B"]]
@@ -53,21 +55,34 @@ def _fill_rows_leading(
     zero_row = jnp.zeros_like(down_links[:1])
     links_from_above = jnp.concatenate([zero_row, down_links[:-1]])
 
-    def step(previous, row):
+    def step_down(previous, row):
         filled, link, right, chain = row
         filled = _fill_run_rows(filled | (link & previous), right, list(chain))
         return filled, filled
 
-    def sweep(filled_rows: UInt32[Array, "H B"]) -> UInt32[Array, "H B"]:
-        start = jnp.zeros_like(filled_rows[0])
-        _, rows = lax.scan(step, start, (filled_rows, links_from_above, right_links, row_chains))
-        _, rows = lax.scan(step, start, (rows, down_links, right_links, row_chains), reverse=True)
-        return rows
+    def step_up(carry, row):
+        previous, changed = carry
+        before, filled, link, right, chain = row
+        filled = _fill_run_rows(filled | (link & previous), right, list(chain))
+        return (filled, changed | (filled != before)), filled
 
     def fill_once(carry):
-        filled, _ = carry
-        grown = sweep(filled)
-        return grown, jnp.any(grown != filled)
+        filled_rows, _ = carry
+        start = jnp.zeros_like(filled_rows[0])
+        _, rows = lax.scan(
+            step_down,
+            start,
+            (filled_rows, links_from_above, right_links, row_chains),
+            unroll=UNROLL,
+        )
+        (_, changed), rows = lax.scan(
+            step_up,
+            (start, jnp.zeros(start.shape, bool)),
+            (filled_rows, rows, down_links, right_links, row_chains),
+            reverse=True,
+            unroll=UNROLL,
+        )
+        return rows, jnp.any(changed)
 
     filled, _ = lax.while_loop(lambda carry: carry[1], fill_once, (seeds, jnp.any(seeds != 0)))
     return filled
