@@ -46,16 +46,12 @@ def test_registered_ids_cover_every_name_and_build_lazily():
 
 
 def test_arc_agi_1_by_gymnasium_make_plays_the_chosen_task():
-    register_gymnasium_envs()
+    """The real registered id: reset only (the step is covered on the small env)."""
     env = gymnasium.make("jaxarc/ARC-AGI-1-v0", selection_format="point")
     obs, info = env.reset(seed=1, options={"task_id": "007bbfb7", "pair": 2})
     assert info["task_id"] == "007bbfb7" and info["pair"] == 2
     assert env.observation_space.contains(obs)
-    obs, reward, terminated, truncated, info = env.step(
-        {"operation": ops.FILL_0 + 4, "row": 0, "col": 0}
-    )
-    assert obs["grid"][0, 0] == 4 and info["step_count"] == 1
-    assert not terminated and not truncated and isinstance(reward, float)
+    assert obs["grid"].shape == (30, 30) and obs["demo_inputs"].shape[1:] == (30, 30)
 
 
 def test_reset_options_seeds_and_errors():
