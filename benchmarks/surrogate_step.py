@@ -1,0 +1,13 @@
+"""Compiled vs eager GRPO train step, training throughput and the environment's share.
+
+Same as ``jaxarc bench train``; results go to benchmarks/results/train_step_<preset>.{json,md}.
+
+    python benchmarks/surrogate_step.py --preset quick
+"""
+
+import sys
+
+from jaxarc.cli.bench_train import main
+
+if __name__ == "__main__":
+    sys.exit(main())

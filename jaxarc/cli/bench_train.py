@@ -1,0 +1,299 @@
+"""``jaxarc bench train``: the compiled GRPO train step against eager execution, throughput,
+and where an iteration's time goes.
+
+Measured on the configuration of a preset (flags override its batch shape):
+
+* the surrogate train step (one minibatch gradient step) compiled with ``equinox.filter_jit``
+  vs the same function under ``jax.disable_jit()`` (sustained means after a warm-up call):
+  the speed-up ratio, and the first compiled call (trace + compile);
+* a whole update (``make_train``: rollouts + ``epochs x minibatches`` steps): first call and
+  sustained time, environment steps per second;
+* the environment alone: the same number of episodes and steps with uniformly random actions
+  (no policy), as a share of the update's time.
+
+The lead's ``jaxarc bench`` module calls :func:`register_train_bench`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+DEFAULT_OUT_DIR = Path("benchmarks/results")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", choices=("quick", "default"), default="quick")
+    parser.add_argument("--batch-tasks", type=_positive_int, default=None, metavar="B")
+    parser.add_argument("--group-size", type=_positive_int, default=None, metavar="G")
+    parser.add_argument("--rollout-steps", type=_positive_int, default=None, metavar="T")
+    parser.add_argument("--compiled-steps", type=_positive_int, default=20, metavar="N")
+    parser.add_argument("--eager-steps", type=_positive_int, default=2, metavar="N")
+    parser.add_argument("--updates", type=_positive_int, default=5, metavar="N")
+    parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR)
+    parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                        help="also write a jax.profiler trace of one update")  # fmt: skip
+
+
+def register_train_bench(bench_subparsers: argparse._SubParsersAction) -> None:
+    parser = bench_subparsers.add_parser(
+        "train", help="compiled vs eager GRPO train step, training throughput, env share"
+    )
+    add_train_bench_arguments(parser)
+    parser.set_defaults(func=run_train_bench)
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    import jax
+
+    tic = time.perf_counter()
+    out = jax.block_until_ready(fn())
+    return out, time.perf_counter() - tic
+
+
+def bench_config(args: argparse.Namespace) -> Any:
+    from jaxarc.agents import TrainConfig
+
+    config = TrainConfig.preset(args.preset)
+    changes = {
+        name: getattr(args, name)
+        for name in ("batch_tasks", "group_size", "rollout_steps")
+        if getattr(args, name) is not None
+    }
+    return dataclasses.replace(config, **changes)
+
+
+def _rollout_batch(config: Any, policy: Any, key: Any) -> Any:
+    """One minibatch of real rollouts (as the trainer builds it) for the step benchmark."""
+    import equinox as eqx
+    import jax
+
+    from jaxarc.agents import TrainingBatchJAX, compute_advantages, group_rollout
+    from jaxarc.agents.train import load_task_source
+
+    source = load_task_source(config)
+    env_config, reward_params = config.env_config(), config.reward_params()
+
+    @eqx.filter_jit
+    def collect(policy, key):
+        trajectories = group_rollout(
+            policy,
+            key,
+            env_config,
+            source,
+            reward_params,
+            config.batch_tasks,
+            config.group_size,
+            config.rollout_steps,
+        )
+        returns = trajectories.returns.reshape(config.batch_tasks, config.group_size)
+        advantages, _ = compute_advantages(returns, config.grpo.advantage)
+        return TrainingBatchJAX(
+            obs=trajectories.obs,
+            actions=trajectories.actions,
+            old_log_probs=trajectories.log_probs,
+            ref_log_probs=trajectories.log_probs,
+            advantages=advantages.reshape(-1),
+            valid=trajectories.valid,
+        )
+
+    batch = collect(policy, key)
+    size = config.batch_tasks * config.group_size // config.grpo.minibatches
+    return jax.tree.map(lambda x: x[:size], batch)
+
+
+def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
+    """(first call, sustained mean) of B*G episodes x T steps with random actions."""
+    import equinox as eqx
+    import jax
+
+    from jaxarc.agents.train import load_task_source
+    from jaxarc.envs.functional import batch_reset, batch_step
+    from jaxarc.envs.spaces import StructuredActionSpace
+
+    source = load_task_source(config)
+    env_config = config.env_config()
+    space = StructuredActionSpace(env_config)
+    episodes = config.batch_tasks * config.group_size
+
+    @eqx.filter_jit
+    def play(key):
+        reset_key, act_key = jax.random.split(key)
+        states, _ = batch_reset(jax.random.split(reset_key, episodes), env_config, source)
+
+        def step(states, step_key):
+            actions = jax.vmap(space.sample)(jax.random.split(step_key, episodes))
+            states, _, reward, _, _ = batch_step(states, actions, env_config)
+            return states, reward
+
+        return jax.lax.scan(step, states, jax.random.split(act_key, config.rollout_steps))[1]
+
+    _, first = _timed(lambda: play(jax.random.key(0)))
+    times = [_timed(lambda i=i: play(jax.random.key(i + 1)))[1] for i in range(repeats)]
+    return first, sum(times) / len(times)
+
+
+def run_train_benchmark(
+    config: Any,
+    *,
+    compiled_steps: int = 20,
+    eager_steps: int = 2,
+    updates: int = 5,
+    profile_dir: Path | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Run every measurement for ``config``; returns the results dict (seconds, ratios)."""
+    import equinox as eqx
+    import jax
+
+    from jaxarc.agents import (
+        create_jax_surrogate_train_step,
+        make_optimizer,
+        make_policy,
+        make_train,
+        surrogate_step,
+    )
+    from jaxarc.agents.distributed import make_data_mesh
+    from jaxarc.agents.train import load_task_source
+
+    episodes = config.batch_tasks * config.group_size
+    steps_per_update = episodes * config.rollout_steps
+    source = load_task_source(config)
+    policy = make_policy(jax.random.key(0), config.policy, config.env_config(), source.max_demos)
+    optimizer = make_optimizer(config)
+    opt_state = optimizer.init(eqx.filter(policy, eqx.is_inexact_array))
+    log("collecting a rollout batch ...")
+    batch = _rollout_batch(config, policy, jax.random.key(1))
+    copy = lambda tree: jax.tree.map(lambda x: x.copy() if eqx.is_array(x) else x, tree)
+
+    log("surrogate step: compiled ...")
+    step = create_jax_surrogate_train_step(policy, optimizer, config.grpo)
+    (p, o, _), compile_s = _timed(lambda: step(copy(policy), copy(opt_state), copy(batch)))
+    inputs = [copy(batch) for _ in range(compiled_steps)]  # donated: one copy per call
+    tic = time.perf_counter()
+    for part in inputs:
+        p, o, metrics = step(p, o, part)
+    jax.block_until_ready(metrics)
+    compiled_s = (time.perf_counter() - tic) / compiled_steps
+
+    log("surrogate step: eager (jax.disable_jit) ...")
+    with jax.disable_jit():
+        eager = lambda: surrogate_step(policy, opt_state, batch, optimizer, config.grpo)
+        _, eager_first_s = _timed(eager)  # warm-up: per-op kernels compile here
+        eager_s = sum(_timed(eager)[1] for _ in range(eager_steps)) / eager_steps
+
+    log("whole update (make_train) ...")
+    init, update = make_train(config, make_data_mesh())
+    state = init(jax.random.key(config.seed))
+    (state, _), update_first_s = _timed(lambda: update(state))
+    update_times = []
+    for index in range(updates):
+        profiling = profile_dir is not None and index == updates - 1
+        if profiling:
+            jax.profiler.start_trace(str(profile_dir))
+        (state, _), seconds = _timed(lambda state=state: update(state))
+        if profiling:
+            jax.profiler.stop_trace()
+        update_times.append(seconds)
+    update_s = sum(update_times) / len(update_times)
+
+    log("environment alone (random actions) ...")
+    env_first_s, env_s = _env_only_seconds(config, repeats=updates)
+    return {
+        "config": {
+            "preset_source": config.source,
+            "selection_format": config.selection_format,
+            "batch_tasks": config.batch_tasks,
+            "group_size": config.group_size,
+            "rollout_steps": config.rollout_steps,
+            "epochs": config.grpo.epochs,
+            "minibatches": config.grpo.minibatches,
+            "minibatch_episodes": episodes // config.grpo.minibatches,
+        },
+        "step_compile_seconds": compile_s,
+        "step_compiled_seconds": compiled_s,
+        "step_eager_first_seconds": eager_first_s,
+        "step_eager_seconds": eager_s,
+        "step_speedup": eager_s / compiled_s,
+        "update_first_call_seconds": update_first_s,
+        "update_seconds": update_s,
+        "env_steps_per_update": steps_per_update,
+        "env_steps_per_second": steps_per_update / update_s,
+        "env_only_first_call_seconds": env_first_s,
+        "env_only_seconds": env_s,
+        "env_share": env_s / update_s,
+        "devices": [str(d) for d in jax.devices()],
+        "jax_version": jax.__version__,
+        "machine": platform.machine(),
+        "processor_count": _cpu_count(),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _cpu_count() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def format_table(results: dict[str, Any]) -> str:
+    """The results as a markdown table."""
+    c = results["config"]
+    shape = f"B={c['batch_tasks']} G={c['group_size']} T={c['rollout_steps']}"
+    r = results
+    rows = [
+        ("config", f"{shape}, {c['selection_format']}, minibatch {c['minibatch_episodes']} eps"),
+        ("train step, first call (trace + compile)", f"{r['step_compile_seconds']:.2f} s"),
+        ("train step, compiled (sustained)", f"{r['step_compiled_seconds'] * 1e3:.2f} ms"),
+        ("train step, eager under jax.disable_jit()", f"{r['step_eager_seconds']:.2f} s"),
+        ("compiled / eager speed-up", f"{r['step_speedup']:.0f}x"),
+        ("update (rollouts + all steps), first call", f"{r['update_first_call_seconds']:.1f} s"),
+        ("update, sustained", f"{r['update_seconds'] * 1e3:.1f} ms"),
+        ("training throughput", f"{r['env_steps_per_second']:,.0f} env steps/s"),
+        ("environment alone, same steps", f"{r['env_only_seconds'] * 1e3:.1f} ms"),
+        ("environment share of an update", f"{r['env_share']:.1%}"),
+        ("devices", f"{len(r['devices'])} x {r['devices'][0]}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    lines = [f"| {'measurement'.ljust(width)} | value |", f"|{'-' * (width + 2)}|-------|"]
+    lines += [f"| {name.ljust(width)} | {value} |" for name, value in rows]
+    return "\n".join(lines)
+
+
+def run_train_bench(args: argparse.Namespace) -> int:
+    config = bench_config(args)
+    results = run_train_benchmark(
+        config,
+        compiled_steps=args.compiled_steps,
+        eager_steps=args.eager_steps,
+        updates=args.updates,
+        profile_dir=args.profile,
+    )
+    table = format_table(results)
+    print(table)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"train_step_{args.preset}"
+    (args.out_dir / f"{stem}.json").write_text(json.dumps(results, indent=2))
+    (args.out_dir / f"{stem}.md").write_text(table + "\n")
+    print(f"results: {args.out_dir / stem}.json / .md")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="surrogate_step", description=__doc__.split("\n")[0])
+    add_train_bench_arguments(parser)
+    return run_train_bench(parser.parse_args(argv))
