@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -186,3 +187,34 @@ def test_cli_render_task_png_colours(tmp_path, capsys):
     assert "unknown task id" in capsys.readouterr().err
     assert cli_main(["render", "007bbfb7", "--format", "ansi"]) == 0
     assert "\x1b[48;2;" in capsys.readouterr().out
+
+
+def test_cli_replay_of_a_saved_state(tmp_path, capsys):
+    """``jaxarc replay`` on a state file from ``save_state``: its history is replayed."""
+    import json
+
+    from jaxarc.data import load_bank
+    from jaxarc.envs import batch_reset, batch_step
+    from jaxarc.envs.serialization import save_state
+
+    task_file = tmp_path / "tasks.json"
+    task_file.write_text(json.dumps(TASKS))
+    bank = load_bank(task_file, canvas_shape=CANVAS, use_cache=False)
+    config = config_for("point")
+    states, _ = batch_reset(jax.random.split(jax.random.key(0), 2), config, bank)
+    for action in actions_for("point")[:2]:  # two fills, no submit
+        batched = jax.tree.map(lambda x: jnp.stack([x, x]), action)
+        states, *_ = batch_step(states, batched, config)
+    path = save_state(tmp_path / "state.npz", states, config)
+    out = tmp_path / "state.gif"
+    argv = ["replay", str(path), "--source", str(task_file), "--env-index", "1"]
+    assert cli_main([*argv, "--out", str(out), "--cell-size", "8"]) == 0
+    assert "2 steps, not solved" in capsys.readouterr().out
+    one = jax.tree.map(lambda x: x[1], states)
+    expected = episode_frames(replay_history(one, config), 8)
+    frames = load_gif_frames(out)
+    assert len(frames) == 3
+    last = expected[-1]
+    np.testing.assert_array_equal(frames[-1][: last.shape[0], : last.shape[1]], last)
+    assert cli_main([*argv[:-1], "7", "--out", str(out)]) == 2
+    assert "outside the saved batch" in capsys.readouterr().err

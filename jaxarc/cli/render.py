@@ -35,9 +35,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     render.set_defaults(func=run_render)
 
     replay = subparsers.add_parser(
-        "replay", help="draw a saved episode (.npz from EpisodeRecord.save) as an animated GIF"
+        "replay",
+        help="draw a saved episode as an animated GIF: an EpisodeRecord (.save()) or a state "
+        "saved with jaxarc.envs.serialization.save_state (its action history is replayed)",
     )
-    replay.add_argument("episode", metavar="EPISODE", help="episode file written by .save()")
+    replay.add_argument("episode", metavar="EPISODE", help="episode record or state file (.npz)")
+    replay.add_argument(
+        "--source", default=None, help="task source of a saved state (default: from its header)"
+    )
+    replay.add_argument(
+        "--env-index", type=int, default=0, help="which environment of a saved batch of states"
+    )
     replay.add_argument("--out", default=None, help="output GIF (default EPISODE.gif)")
     replay.add_argument("--cell-size", type=int, default=16, help="pixels per cell (default 16)")
     replay.add_argument("--frame-ms", type=int, default=600, help="milliseconds per frame")
@@ -109,15 +117,15 @@ def _task_grids(task, show_test_outputs: bool):
 
 def run_replay(args: argparse.Namespace) -> int:
     from jaxarc.envs.operation_ids import OPERATION_NAMES
-    from jaxarc.render import EpisodeRecord, save_episode_gif, to_text
+    from jaxarc.render import save_episode_gif, to_text
 
     path = Path(args.episode)
     if not path.is_file():
         raise CLIError(f"no episode file at {path}")
     try:
-        record = EpisodeRecord.load(path)
-    except (ValueError, OSError) as err:
-        raise CLIError(f"cannot read {path}: {err}") from None
+        record = _load_episode(path, args.source, args.env_index)
+    except (ValueError, OSError, KeyError) as err:
+        raise CLIError(f"cannot replay {path}: {err}") from None
     out = Path(args.out) if args.out else path.with_suffix(".gif")
     save_episode_gif(record, out, cell_size=args.cell_size, frame_ms=args.frame_ms)
     if args.print:
@@ -129,3 +137,48 @@ def run_replay(args: argparse.Namespace) -> int:
     outcome = "solved" if record.success else "not solved"
     print(f"wrote {out} ({record.num_steps} steps, {outcome})")
     return 0
+
+
+def _load_episode(path: Path, source: str | None, env_index: int):
+    """An EpisodeRecord from a record file, or by replaying a saved state's history."""
+    import json
+
+    import numpy as np
+
+    from jaxarc.render import EpisodeRecord
+
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["__header__"])) if "__header__" in data.files else None
+    if header is None:
+        return EpisodeRecord.load(path)
+
+    import jax
+
+    from jaxarc.data import load_source
+    from jaxarc.envs import (
+        EnvironmentConfig,
+        JaxArcConfig,
+        UnifiedActionConfig,
+        UnifiedDatasetConfig,
+    )
+    from jaxarc.envs.serialization import load_state
+    from jaxarc.render import replay_history
+
+    config = JaxArcConfig(
+        environment=EnvironmentConfig(
+            max_episode_steps=int(header["max_episode_steps"]),
+            episode_mode=header["episode_mode"],
+        ),
+        dataset=UnifiedDatasetConfig(*(int(v) for v in header["canvas_shape"])),
+        action=UnifiedActionConfig(selection_format=header["selection_format"]),
+    )
+    source_name = source or header["source_name"]
+    task_source = load_source(source_name, canvas_shape=config.dataset.canvas_shape)
+    state = load_state(path, config, task_source)
+    batch_shape = tuple(header["batch_shape"])
+    if batch_shape:
+        if not 0 <= env_index < int(np.prod(batch_shape)):
+            raise ValueError(f"--env-index {env_index} outside the saved batch {batch_shape}")
+        index = np.unravel_index(env_index, batch_shape)
+        state = jax.tree.map(lambda leaf: leaf[index], state)
+    return replay_history(state, config)
