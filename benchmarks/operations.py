@@ -126,7 +126,7 @@ def main() -> None:
             move = (1, 1, 0, 0, 0, 1, 0, size, 0, size)
             coordinate_map = CoordinateMap.select(op % 2, [move, flip])
             rows, cols = coordinate_map.mapped_spans(size, size)
-            return jnp.where(rows[:, None] & cols[None, :], coordinate_map.gather(grid), grid)
+            return jnp.where(rows[:, None] & cols[None, :], coordinate_map.gather(grid)[0], grid)
 
         def bbox_family(grid, op, mask):
             box = SelectionBox.of(mask)

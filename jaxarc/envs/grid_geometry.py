@@ -101,8 +101,11 @@ class CoordinateMap(eqx.Module):
         )
         return rows, cols
 
-    def gather(self, source: Int8[Array, "H W"]) -> Int8[Array, "H W"]:
-        """Each destination's source value (meaningful only where :meth:`mapped_spans` says)."""
+    def gather(self, source: Int8[Array, "H W"]) -> tuple[Int8[Array, "H W"], Int8[Array, "H W"]]:
+        """``(mapped_values, shifted)``: each destination's source value (meaningful only where
+        :meth:`mapped_spans` says), and the same before the flip/rotation step, which equals it
+        for translations (MOVE, COPY, CUT, PASTE) and is cheaper to read.
+        """
         height, width = source.shape
         side = max(height, width)
         # Shift first (one window of the flattened, square-padded canvas), then apply the flip
@@ -128,7 +131,7 @@ class CoordinateMap(eqx.Module):
                 ),
             ),
         )
-        return variant[:height, :width]
+        return variant[:height, :width], shifted[:height, :width]
 
 
 def _span(length: int, start: Int32[Array, ""], stop: Int32[Array, ""]) -> Bool[Array, " N"]:

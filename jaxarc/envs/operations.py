@@ -175,11 +175,12 @@ def apply_operation(
     packed = jnp.maximum(source_values, jnp.int8(0)) + jnp.where(
         source_marked, jnp.int8(_MARK), jnp.int8(0)
     )
-    gathered = plan["map"].gather(packed)
-    gathered_value = gathered & jnp.int8(_MARK - 1)
-    gathered_mark = gathered >= jnp.int8(_MARK)
-    placed = mapped & (gathered_mark | ~plan["needs_mark"]) & plan["places"]
-    placed = placed & active_rows[:, None] & active_cols[None, :]
+    oriented, shifted = plan["map"].gather(packed)
+    # Marks matter only for translations (MOVE, PASTE, COPY, CUT), where both reads agree.
+    shifted_value = shifted & jnp.int8(_MARK - 1)
+    shifted_mark = shifted >= jnp.int8(_MARK)
+    can_place = mapped & (shifted_mark | ~plan["needs_mark"]) & plan["places"]
+    can_place = can_place & active_rows[:, None] & active_cols[None, :]
 
     zeroed = plan["clears"] | (selected & plan["zeroes_selected"]) | in_old_box
     base_grid = jnp.where(plan["copy_input"], input_grid, grid)
@@ -187,18 +188,18 @@ def apply_operation(
         painted,
         plan["colour"],
         jnp.where(
-            placed,
-            gathered_value,
+            can_place,
+            oriented & jnp.int8(_MARK - 1),
             jnp.where(zeroed | ~base_active, jnp.int8(0), base_grid),
         ),
     )
     new_grid = jnp.where(new_active, content, jnp.int8(-1))
 
     new_clipboard = jnp.where(
-        plan["copies"], jnp.where(mapped, gathered_value, jnp.int8(-1)), state.clipboard
+        plan["copies"], jnp.where(mapped, shifted_value, jnp.int8(-1)), state.clipboard
     )
-    new_clipboard_mask = jnp.where(plan["copies"], mapped & gathered_mark, state.clipboard_mask)
-    new_selection = jnp.where(plan["moves"], placed, selected & new_active)
+    new_clipboard_mask = jnp.where(plan["copies"], mapped & shifted_mark, state.clipboard_mask)
+    new_selection = jnp.where(plan["moves"], can_place, selected & new_active)
 
     return GridState(
         grid=new_grid,
