@@ -41,13 +41,20 @@ from jaxarc.envs.types import ArcObservation
 
 @dataclasses.dataclass(frozen=True)
 class _Optim:
+    """Optimiser.
+
+    Attributes:
+        lr: the ``step`` size,
+            per update.
+    """
+
     lr: float = 1e-3
     max_grad_norm: float | None = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
 class _Config:
-    seed: int = 0
+    seed: int = 0  # PRNG seed of 100% of the randomness
     advantage: Literal["group", "none", "rloo"] = "group"
     normalize: bool = True
     allowed_operations: tuple[int, ...] | None = None
@@ -97,6 +104,8 @@ def test_every_field_becomes_a_flag_and_overrides_only_what_is_given() -> None:
     assert _parse(["--allowed-operations", "none"]).allowed_operations is None
     help_text = parser.format_help()
     assert "--advantage {group,none,rloo}" in help_text and "(default: group)" in help_text
+    assert "the step size, per update. (default: 0.001)" in " ".join(help_text.split())
+    assert "PRNG seed of 100% of the randomness (default: 0)" in " ".join(help_text.split())
 
 
 @pytest.mark.parametrize(

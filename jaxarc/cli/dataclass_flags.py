@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
+import re
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -54,6 +56,37 @@ def _scalar_parser(kind: type, optional: bool, flag: str) -> Callable[[str], Any
     return parse
 
 
+def field_docs(cls: type) -> dict[str, str]:
+    """Help text per field: the ``Attributes:`` section of the class docstring, else the
+    field line's trailing ``# comment`` in the source."""
+    docs: dict[str, str] = {}
+    current: list[str] = []
+    in_attributes = False
+    for line in (inspect.getdoc(cls) or "").splitlines():
+        if line.strip() == "Attributes:":
+            in_attributes = True
+            continue
+        if not in_attributes:
+            continue
+        entry = re.match(r"^ {4}([\w, ]+):\s*(.*)$", line)
+        if entry:
+            current = [name.strip() for name in entry[1].split(",")]
+            for name in current:
+                docs[name] = entry[2].strip()
+        elif line.startswith(" " * 8) and current:
+            for name in current:
+                docs[name] += " " + line.strip()
+        else:
+            in_attributes = False
+    try:
+        source = inspect.getsource(cls)
+    except (OSError, TypeError):
+        return docs
+    for match in re.finditer(r"^\s+(\w+)\s*:[^#\n]*#\s*(.+)$", source, re.MULTILINE):
+        docs.setdefault(match[1], match[2].strip())
+    return docs
+
+
 def _describe_default(value: Any) -> str:
     if isinstance(value, tuple):
         return " ".join(str(v) for v in value) or "()"
@@ -75,6 +108,7 @@ def add_dataclass_flags(
     """
     cls = type(defaults)
     hints = typing.get_type_hints(cls, include_extras=False)
+    docs = field_docs(cls)
     specs: list[FlagSpec] = []
     for field in dataclasses.fields(cls):
         path = (*_prefix, field.name)
@@ -88,7 +122,8 @@ def add_dataclass_flags(
             continue
         flag = "--" + "-".join(path).replace("_", "-")
         dest = "cfg__" + "__".join(path)
-        help_text = field.metadata.get("help", "")
+        help_text = field.metadata.get("help") or docs.get(field.name, "")
+        help_text = help_text.replace("``", "").replace("%", "%%")  # argparse formats with %
         help_text = f"{help_text} (default: {_describe_default(value)})".strip()
         kwargs: dict[str, Any] = {"dest": dest, "default": argparse.SUPPRESS, "help": help_text}
         origin = typing.get_origin(hint)
