@@ -192,7 +192,10 @@ def episode_frames(
     frames = []
     total = record.num_steps
     for t in range(total):
-        shape = record.grid_shapes[t]
+        # the grid's area, widened to reach selected cells beyond it (e.g. RESIZE to grow)
+        selected = np.argwhere(record.selections[t])
+        reach = selected.max(axis=0) + 1 if len(selected) else np.zeros(2, int)
+        shape = np.maximum(record.grid_shapes[t], reach)
         working = render_rgb(record.grids[t], cell_size, shape=shape)
         selection = record.selections[t][: int(shape[0]), : int(shape[1])]
         working = draw_selection(working, selection, cell_size) if working.size else working

@@ -34,7 +34,7 @@ class AutoResetState(eqx.Module):
     """The wrapped state plus, for next-step resets, the pending first observation."""
 
     env_state: Any
-    pending_obs: Any  # the next episode's first observation, returned by the next step
+    pending_obs: Any  # next-step mode: the next episode's first observation (None: same-step)
     pending: Bool[Array, ""]  # the previous step ended an episode; this step resets
 
 
@@ -53,7 +53,8 @@ class AutoResetWrapper(AbstractEnvWrapper):
 
     def reset(self, key: PRNGKeyArray, params: Any = None) -> tuple[Any, AutoResetState]:
         obs, env_state = self.env.reset(key, params)
-        return obs, AutoResetState(env_state, obs, jnp.asarray(False))
+        stored = obs if self.mode == AutoResetMode.NEXT_STEP else None
+        return obs, AutoResetState(env_state, stored, jnp.asarray(False))
 
     def step(self, key: PRNGKeyArray, state: AutoResetState, action: Any, params: Any = None):
         obs, env_state, reward, terminated, truncated, info = self.env.step(
@@ -67,14 +68,8 @@ class AutoResetWrapper(AbstractEnvWrapper):
         ended = terminated | truncated
         if self.mode == AutoResetMode.SAME_STEP:
             info = {**info, "autoreset": jnp.asarray(False)}
-            return (
-                obs,
-                AutoResetState(env_state, obs, jnp.asarray(False)),
-                reward,
-                terminated,
-                truncated,
-                info,
-            )
+            state = AutoResetState(env_state, None, jnp.asarray(False))
+            return obs, state, reward, terminated, truncated, info
 
         pending = state.pending
         # a pending step returns the stored first observation and leaves the new episode as is

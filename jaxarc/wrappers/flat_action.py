@@ -43,9 +43,21 @@ class FlatPointActionWrapper(AbstractEnvWrapper):
         return len(self.operations) * height * width
 
     def to_point_action(self, index: Int32[Array, ""]) -> PointAction:
-        """The structured action of a flat index (traceable)."""
+        """The structured action of a flat index (traceable).
+
+        An index outside ``[0, num_actions)`` is an error when the environment validates
+        (``EnvironmentConfig.validate``), else it is clipped into range.
+        """
         height, width = self.canvas_shape
-        index = jnp.clip(jnp.asarray(index, dtype=jnp.int32), 0, self.num_actions - 1)
+        index = jnp.asarray(index, dtype=jnp.int32)
+        config = getattr(self.unwrapped, "config", None)
+        if config is not None and config.environment.validate:
+            index = eqx.error_if(
+                index,
+                (index < 0) | (index >= self.num_actions),
+                f"FlatPointActionWrapper: action index outside [0, {self.num_actions})",
+            )
+        index = jnp.clip(index, 0, self.num_actions - 1)
         op_slot, cell = jnp.divmod(index, jnp.int32(height * width))
         table = jnp.asarray(self.operations, dtype=jnp.int32)
         return PointAction(table[op_slot], cell // jnp.int32(width), cell % jnp.int32(width))
