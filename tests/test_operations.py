@@ -497,3 +497,24 @@ def test_scan_over_steps_matches_step_by_step() -> None:
     for t in range(30):
         looped = apply_jit(looped, op_seq[t], sel_seq[t], input_grids[0], input_shapes[0])
     _assert_same(_to_numpy(scanned), _to_numpy(looped), "scan vs loop")
+
+
+def test_nested_and_partially_batched_vmap() -> None:
+    """vmap of vmap, and a shared (unbatched) input grid, give the one-at-a-time results."""
+    states, op_ids, selections, input_grids, input_shapes = _batch((7, 9), 12, seed=23)
+    flat = _to_numpy(apply_batch(states, op_ids, selections, input_grids, input_shapes))
+    split = jax.tree_util.tree_map(
+        lambda x: x.reshape((3, 4, *x.shape[1:])),
+        (states, op_ids, selections, input_grids, input_shapes),
+    )
+    nested = jax.jit(jax.vmap(jax.vmap(apply_operation)))(*split)
+    nested = {k: v.reshape((12, *v.shape[2:])) for k, v in _to_numpy(nested).items()}
+    _assert_same(nested, flat, "vmap of vmap")
+    shared = jax.jit(jax.vmap(apply_operation, in_axes=(0, 0, 0, None, None)))(
+        states, op_ids, selections, input_grids[0], input_shapes[0]
+    )
+    for i in range(12):
+        single = apply_jit(
+            _index(states, i), op_ids[i], selections[i], input_grids[0], input_shapes[0]
+        )
+        _assert_same({k: v[i] for k, v in _to_numpy(shared).items()}, _to_numpy(single), f"env {i}")
