@@ -32,7 +32,7 @@ def main() -> None:
     env = gymnasium.make(
         args.env_id,
         selection_format=args.format,
-        max_episode_steps=args.max_steps,
+        episode_steps=args.max_steps,  # gymnasium.make keeps max_episode_steps= for TimeLimit
         render_mode="ansi",
     )
     env.action_space.seed(0)

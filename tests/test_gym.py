@@ -77,7 +77,7 @@ def test_reset_options_seeds_and_errors():
 
 
 def test_submit_terminates_and_success_is_reported():
-    env = gymnasium.make(SMALL_ID, selection_format="mask", max_episode_steps=5)
+    env = gymnasium.make(SMALL_ID, selection_format="mask", episode_steps=5)
     obs, _ = env.reset(seed=0, options={"task_id": "recolour", "pair": 0})
     ones = obs["grid"] == 1
     obs, _, terminated, _, _ = env.step(
@@ -90,11 +90,18 @@ def test_submit_terminates_and_success_is_reported():
     assert terminated and not truncated and info["success"] and reward > 0.5
 
 
-def test_truncation_at_max_episode_steps():
-    env = gymnasium.make(SMALL_ID, max_episode_steps=3)
+def test_truncation_at_the_episode_length():
+    env = gymnasium.make(SMALL_ID, episode_steps=3)  # the environment's own limit
+    assert env.unwrapped.config.environment.max_episode_steps == 3
     env.reset(seed=0)
     flags = [env.step({"operation": ops.CLEAR, "row": 0, "col": 0})[2:4] for _ in range(3)]
     assert flags == [(False, False), (False, False), (False, True)]
+    limited = gymnasium.make(SMALL_ID, max_episode_steps=2)  # Gymnasium's TimeLimit
+    limited.reset(seed=0)
+    flags = [limited.step({"operation": ops.CLEAR, "row": 0, "col": 0})[2:4] for _ in range(2)]
+    assert flags == [(False, False), (False, True)]
+    with pytest.raises(TypeError, match="not both"):
+        ArcGymnasiumEnv(SMALL_NAME, episode_steps=3, max_episode_steps=3)
 
 
 def test_render_modes_draw_the_working_grid():

@@ -27,7 +27,10 @@ class ArcGymnasiumEnv(gymnasium.Env):
         render_mode: ``"rgb_array"``, ``"ansi"`` or ``None`` (``"human"`` is not supported).
         jax_env / jax_params: an existing gymnax ``ArcEnvironment`` and params instead.
         cell_size: pixels per cell of ``rgb_array`` frames.
-        **options: :func:`jaxarc.make` options (``selection_format``, ``max_episode_steps``...).
+        episode_steps: the environment's own episode length (``max_episode_steps`` of
+            :func:`jaxarc.make`). Use this name through ``gymnasium.make``, which keeps
+            ``max_episode_steps=`` for itself (it adds Gymnasium's ``TimeLimit`` wrapper).
+        **options: :func:`jaxarc.make` options (``selection_format``, ``allowed_operations``...).
 
     ``reset(seed=..., options={"task_id": ..., "pair": ...})`` plays a chosen task and pair
     (``task_index`` instead of ``task_id`` works too); without options both are sampled.
@@ -46,9 +49,14 @@ class ArcGymnasiumEnv(gymnasium.Env):
         jax_env=None,
         jax_params=None,
         cell_size: int = 16,
+        episode_steps: int | None = None,
         **options: Any,
     ):
         check_render_mode(render_mode)
+        if episode_steps is not None:
+            if "max_episode_steps" in options:
+                raise TypeError("give episode_steps or max_episode_steps, not both")
+            options["max_episode_steps"] = episode_steps
         if jax_env is not None:
             if options:
                 raise TypeError(f"options {sorted(options)} do not apply when jax_env is given")

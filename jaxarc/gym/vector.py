@@ -140,9 +140,14 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         jax_env=None,
         jax_params=None,
         cell_size: int = 16,
+        episode_steps: int | None = None,
         **options: Any,
     ):
         check_render_mode(render_mode)
+        if episode_steps is not None:
+            if "max_episode_steps" in options:
+                raise TypeError("give episode_steps or max_episode_steps, not both")
+            options["max_episode_steps"] = episode_steps
         if not (isinstance(num_envs, int) and num_envs >= 1):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if jax_env is not None:
