@@ -1,0 +1,190 @@
+"""Training configuration: frozen, typed dataclasses (hashable; the CLI makes flags of them).
+
+``TrainConfig`` holds the whole run: the environment (task source, action format, allowed
+operations, reward weights), the batch shape (``batch_tasks`` B tasks x ``group_size`` G
+rollouts x ``rollout_steps`` T steps), the optimiser, the GRPO objective
+(:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.policy.PolicyConfig`).
+``TrainConfig.preset("quick" | "default")`` gives the tuned presets.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from jaxarc.agents.policy import PolicyConfig
+from jaxarc.envs import operation_ids as ops
+from jaxarc.envs.config import (
+    EnvironmentConfig,
+    JaxArcConfig,
+    RewardParams,
+    UnifiedActionConfig,
+    UnifiedDatasetConfig,
+)
+
+AdvantageMode = Literal["group", "none", "rloo"]
+ADVANTAGE_MODES = ("group", "none", "rloo")
+Schedule = Literal["constant", "cosine", "linear"]
+
+# Editing operations without clipboard, resize or whole-grid resets: FILL_c, FLOOD_c, the
+# four moves, rotations, flips and SUBMIT (29 of the 35 operations).
+EDITING_OPERATIONS: tuple[int, ...] = (
+    *range(ops.FILL_0, ops.FILL_0 + 10),
+    *range(ops.FLOOD_0, ops.FLOOD_0 + 10),
+    ops.MOVE_UP,
+    ops.MOVE_DOWN,
+    ops.MOVE_LEFT,
+    ops.MOVE_RIGHT,
+    ops.ROTATE_CW,
+    ops.ROTATE_CCW,
+    ops.FLIP_LR,
+    ops.FLIP_TB,
+    ops.SUBMIT,
+)
+
+
+def _positive(owner: str, **values: float) -> None:
+    for name, value in values.items():
+        if not value > 0:
+            raise ValueError(f"{owner}.{name} must be positive, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class GRPOConfig:
+    """The clipped-surrogate objective and its inner optimisation loop.
+
+    Attributes:
+        advantage: ``"group"`` ((R - mean) / (std + eps)), ``"none"`` (R - mean, Dr. GRPO)
+            or ``"rloo"`` (R minus the mean of the other rollouts of the group).
+        eps_low, eps_high: the ratio is clipped to ``[1 - eps_low, 1 + eps_high]``.
+        beta: weight of the k3 KL estimate to the reference policy.
+        ref_refresh_every: the reference becomes the current policy every K updates.
+        entropy_coef: entropy bonus weight.
+        epochs: inner epochs (mu) over the rollout batch per update.
+        minibatches: minibatches per epoch (must divide ``batch_tasks * group_size``).
+    """
+
+    advantage: AdvantageMode = "group"
+    eps_low: float = 0.2
+    eps_high: float = 0.28
+    beta: float = 0.01
+    ref_refresh_every: int = 20
+    entropy_coef: float = 0.0
+    epochs: int = 2
+    minibatches: int = 2
+
+    def __post_init__(self) -> None:
+        if self.advantage not in ADVANTAGE_MODES:
+            raise ValueError(f"advantage must be one of {ADVANTAGE_MODES}, got {self.advantage!r}")
+        _positive("GRPOConfig", eps_low=self.eps_low, eps_high=self.eps_high)
+        _positive("GRPOConfig", epochs=self.epochs, minibatches=self.minibatches)
+        _positive("GRPOConfig", ref_refresh_every=self.ref_refresh_every)
+        if self.beta < 0 or self.entropy_coef < 0:
+            raise ValueError("GRPOConfig.beta and entropy_coef must be >= 0")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run depends on (saved with every checkpoint)."""
+
+    # environment
+    source: str = "gen/easy"
+    selection_format: Literal["point", "bbox", "mask"] = "bbox"
+    canvas: int = 8  # square canvas side (generators use 8)
+    allowed_operations: tuple[int, ...] | None = EDITING_OPERATIONS
+    episode_mode: Literal["train", "eval"] = "train"
+    success_bonus: float = 1.0
+    failed_submit_penalty: float = -0.1
+    step_penalty: float = -0.01
+    similarity_weight: float = 0.5
+    # batch shape
+    batch_tasks: int = 32
+    group_size: int = 8
+    rollout_steps: int = 5
+    # optimisation
+    num_updates: int = 500
+    lr: float = 1e-3
+    lr_schedule: Schedule = "constant"
+    warmup_updates: int = 0
+    max_grad_norm: float = 1.0
+    seed: int = 0
+    eval_tasks: int = 256  # held-out tasks for the success-rate evaluation
+    grpo: GRPOConfig = dataclasses.field(default_factory=GRPOConfig)
+    policy: PolicyConfig = dataclasses.field(default_factory=PolicyConfig)
+
+    def __post_init__(self) -> None:
+        _positive(
+            "TrainConfig",
+            batch_tasks=self.batch_tasks,
+            group_size=self.group_size,
+            rollout_steps=self.rollout_steps,
+            num_updates=self.num_updates,
+            lr=self.lr,
+            max_grad_norm=self.max_grad_norm,
+            eval_tasks=self.eval_tasks,
+        )
+        if self.group_size < 2:
+            raise ValueError(
+                f"group_size must be at least 2 (GRPO compares rollouts), got {self.group_size}"
+            )
+        episodes = self.batch_tasks * self.group_size
+        if episodes % self.grpo.minibatches:
+            raise ValueError(
+                f"grpo.minibatches={self.grpo.minibatches} must divide batch_tasks * group_size "
+                f"= {episodes}"
+            )
+        if self.allowed_operations is not None:
+            object.__setattr__(
+                self, "allowed_operations", tuple(int(o) for o in self.allowed_operations)
+            )
+
+    def env_config(self, episode_mode: str | None = None) -> JaxArcConfig:
+        """The environment configuration of this run (``episode_mode`` overrides)."""
+        return JaxArcConfig(
+            environment=EnvironmentConfig(
+                max_episode_steps=self.rollout_steps,
+                episode_mode=episode_mode or self.episode_mode,
+            ),
+            dataset=UnifiedDatasetConfig(self.canvas, self.canvas),
+            action=UnifiedActionConfig(
+                selection_format=self.selection_format, allowed_operations=self.allowed_operations
+            ),
+        )
+
+    def reward_params(self) -> RewardParams:
+        return RewardParams(
+            success_bonus=self.success_bonus,
+            failed_submit_penalty=self.failed_submit_penalty,
+            step_penalty=self.step_penalty,
+            similarity_weight=self.similarity_weight,
+        )
+
+    def replace(self, **changes: object) -> TrainConfig:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    @classmethod
+    def preset(cls, name: str) -> TrainConfig:
+        """``"quick"`` (gen/easy in minutes on two CPU cores) or ``"default"`` (longer)."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+        return PRESETS[name]
+
+
+PRESETS: dict[str, TrainConfig] = {
+    "quick": TrainConfig(
+        batch_tasks=16,
+        group_size=8,
+        num_updates=1000,
+        grpo=GRPOConfig(epochs=1, minibatches=1),
+    ),
+    "default": TrainConfig(
+        batch_tasks=64,
+        group_size=8,
+        num_updates=3000,
+        lr=5e-4,
+        lr_schedule="cosine",
+        warmup_updates=50,
+        eval_tasks=1024,
+        policy=PolicyConfig(channels=48, context_size=96, head_hidden=96),
+    ),
+}

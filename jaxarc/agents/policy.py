@@ -1,0 +1,407 @@
+"""The policy: observation -> structured action distribution (one environment; vmap it).
+
+Architecture (small enough to train on two CPU cores):
+
+* task context from the in-context demonstration pairs (masked mean over pairs): a colour
+  transition matrix (which input colour becomes which output colour), per-colour roles,
+  symmetry scores (output vs mirrored/transposed input), the mean object displacement and
+  a convolutional pair encoder (3x3 then 1x1);
+* per-cell features of the working grid and the episode's input: colours, their difference,
+  position and border indicators, the colour roles of each cell's colour, and whether each
+  cell equals the mirrored input (LR, TB, 180 degrees, transpose);
+* a convolutional trunk (3x3 then 1x1 convolutions, context added as a bias), an operation head
+  (global pooling + context, plus a colour-equivariant score shared by all FILL_c/FLOOD_c
+  operations), and per-operation selection heads (1x1 convolutions, one map per operation).
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Bool, Float, Float32, Int8, Int32, PRNGKeyArray
+
+from jaxarc.agents.distributions import (
+    MASKED_LOGIT,
+    ActionDistribution,
+    BboxDistribution,
+    MaskDistribution,
+    PointDistribution,
+)
+from jaxarc.envs import operation_ids as ops
+from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.types import ArcObservation
+
+NUM_COLOURS = ops.NUM_COLORS
+NUM_ROLES = 4
+NUM_SYMMETRIES = 4
+STEP_FEATURES = 16
+CELL_FEATURES = 11 + 11 + 2 + 7 + 2 * NUM_ROLES + NUM_SYMMETRIES
+PAIR_FEATURES = 11 + 11 + 1
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyConfig:
+    """Sizes of the policy network."""
+
+    channels: int = 32  # trunk width
+    trunk_layers: int = 3  # convolutions in the trunk
+    spatial_layers: int = 1  # how many of them (the first) are 3x3; the rest are 1x1
+    pair_channels: int = 16  # width of the demonstration-pair encoder
+    context_size: int = 64  # task/state context vector
+    head_hidden: int = 64  # hidden units of the operation heads
+
+    def __post_init__(self) -> None:
+        for name in ("channels", "trunk_layers", "pair_channels", "context_size", "head_hidden"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"PolicyConfig.{name} must be a positive int, got {value!r}")
+        if not 0 <= self.spatial_layers <= self.trunk_layers:
+            raise ValueError(
+                f"PolicyConfig.spatial_layers must be in 0..trunk_layers, got {self.spatial_layers}"
+            )
+
+
+# ---------------------------------------------------------------- feature helpers
+
+
+def _one_hot_padded(grid: Int8[Array, "*b H W"]) -> Float32[Array, "*b 11 H W"]:
+    """One-hot over ``-1`` (padding) and the ten colours, channel axis before ``H W``."""
+    hot = jax.nn.one_hot(grid.astype(jnp.int32) + 1, 11, dtype=jnp.float32)
+    return jnp.moveaxis(hot, -1, -3)
+
+
+def _area(shape: Int32[Array, " 2"], canvas: tuple[int, int]) -> Bool[Array, "H W"]:
+    rows = jnp.arange(canvas[0], dtype=jnp.int32)[:, None]
+    cols = jnp.arange(canvas[1], dtype=jnp.int32)[None, :]
+    return (rows < shape[0]) & (cols < shape[1])
+
+
+def _symmetric_views(grid: Int8[Array, "H W"], shape: Int32[Array, " 2"]) -> Int8[Array, "4 H W"]:
+    """``grid`` mirrored left-right, top-bottom, rotated 180 and transposed, in its area."""
+    height, width = grid.shape
+    rows = jnp.arange(height, dtype=jnp.int32)[:, None]
+    cols = jnp.arange(width, dtype=jnp.int32)[None, :]
+    mirror_r = jnp.clip(shape[0] - 1 - rows, 0, height - 1)
+    mirror_c = jnp.clip(shape[1] - 1 - cols, 0, width - 1)
+    rows_b = jnp.broadcast_to(rows, grid.shape)
+    cols_b = jnp.broadcast_to(cols, grid.shape)
+    mirror_r = jnp.broadcast_to(mirror_r, grid.shape)
+    mirror_c = jnp.broadcast_to(mirror_c, grid.shape)
+    transposed = grid[jnp.clip(cols_b, 0, height - 1), jnp.clip(rows_b, 0, width - 1)]
+    return jnp.stack(
+        [grid[rows_b, mirror_c], grid[mirror_r, cols_b], grid[mirror_r, mirror_c], transposed]
+    )
+
+
+def _count(mask: Bool[Array, "..."]) -> Float32[Array, ""]:
+    return jnp.sum(mask, dtype=jnp.float32)
+
+
+def _centroid(grid: Int8[Array, "H W"]) -> Float32[Array, " 2"]:
+    on = (grid > 0).astype(jnp.float32)
+    rows = jnp.arange(grid.shape[0], dtype=jnp.float32)[:, None]
+    cols = jnp.arange(grid.shape[1], dtype=jnp.float32)[None, :]
+    total = jnp.maximum(jnp.sum(on), 1.0)
+    return jnp.stack([jnp.sum(on * rows) / total, jnp.sum(on * cols) / total])
+
+
+def _masked_mean(values: Float[Array, "P ..."], mask: Bool[Array, " P"]) -> Float[Array, "..."]:
+    weights = mask.astype(jnp.float32).reshape((-1,) + (1,) * (values.ndim - 1))
+    return jnp.sum(values * weights, axis=0) / jnp.maximum(jnp.sum(weights), 1.0)
+
+
+def _pair_statistics(
+    inp: Int8[Array, "H W"], out: Int8[Array, "H W"], in_shape, out_shape
+) -> tuple[Float32[Array, "10 10"], Float32[Array, " 4"], Float32[Array, " 2"]]:
+    """Colour transitions (fractions of cells), symmetry scores and centroid shift of a pair."""
+    both = (inp >= 0) & (out >= 0)
+    hot_in = jax.nn.one_hot(jnp.where(both, inp, -1).astype(jnp.int32), NUM_COLOURS)
+    hot_out = jax.nn.one_hot(jnp.where(both, out, -1).astype(jnp.int32), NUM_COLOURS)
+    cells = jnp.maximum(_count(both), 1.0)
+    transitions = jnp.einsum("hwi,hwj->ij", hot_in, hot_out) / cells
+    inside_out = _area(out_shape, out.shape)
+    views = _symmetric_views(inp, in_shape)
+    same_shape = jnp.all(in_shape == out_shape)
+    matches = jnp.sum((views == out[None]) & inside_out[None], axis=(1, 2)).astype(jnp.float32)
+    symmetry = jnp.where(same_shape, matches / jnp.maximum(_count(inside_out), 1.0), 0.0)
+    shift = (_centroid(out) - _centroid(inp)) / jnp.float32(max(inp.shape))
+    return transitions, symmetry, shift
+
+
+def _colour_roles(transitions: Float32[Array, "10 10"]) -> Float32[Array, "10 4"]:
+    """Per colour: share of its cells that change, share of changes into it, presence in/out."""
+    off_diagonal = transitions * (1.0 - jnp.eye(NUM_COLOURS, dtype=jnp.float32))
+    in_mass = jnp.sum(transitions, axis=1)
+    out_mass = jnp.sum(transitions, axis=0)
+    changed_from = jnp.sum(off_diagonal, axis=1) / jnp.maximum(in_mass, 1e-6)
+    changed_into = jnp.sum(off_diagonal, axis=0) / jnp.maximum(jnp.sum(off_diagonal), 1e-6)
+    return jnp.stack([changed_from, changed_into, in_mass, out_mass], axis=1)
+
+
+# ---------------------------------------------------------------- the policy
+
+
+class ConvHWC(eqx.Module):
+    """A same-padded 2-D convolution on channels-last ``[H, W, C]`` inputs.
+
+    Channels-last convolutions (and their gradients) run about twice as fast as
+    channels-first ones on XLA:CPU; under ``vmap`` the batch folds into the ``N`` axis.
+    """
+
+    weight: Float32[Array, "K K I O"]
+    bias: Float32[Array, " O"]
+
+    def __init__(self, in_channels: int, out_channels: int, size: int, *, key: PRNGKeyArray):
+        scale = 1.0 / jnp.sqrt(jnp.float32(in_channels * size * size))
+        w_key, b_key = jax.random.split(key)
+        shape = (size, size, in_channels, out_channels)
+        self.weight = jax.random.uniform(w_key, shape, jnp.float32, -scale, scale)
+        self.bias = jax.random.uniform(b_key, (out_channels,), jnp.float32, -scale, scale)
+
+    def __call__(self, x: Float32[Array, "H W I"]) -> Float32[Array, "H W O"]:
+        out = jax.lax.conv_general_dilated(
+            x[None], self.weight, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )[0]
+        return out + self.bias[None, None, :]
+
+
+class TaskEncoding(eqx.Module):
+    """What a policy extracts from the demonstration pairs (constant within an episode)."""
+
+    features: Float32[Array, " D"]
+    roles: Float32[Array, "10 4"]
+
+
+class AbstractPolicy(eqx.Module):
+    """A policy maps one observation to an :class:`ActionDistribution`.
+
+    Policies split the work in two so that callers can reuse the per-episode part:
+    ``encode_task(obs)`` (the demonstration pairs; constant over an episode) and
+    ``act(obs, encoding)``; ``policy(obs)`` does both.
+    """
+
+    def __call__(self, obs: ArcObservation) -> ActionDistribution:
+        return self.act(obs, self.encode_task(obs))
+
+    def encode_task(self, obs: ArcObservation) -> TaskEncoding:
+        """Per-episode features; the default encodes nothing."""
+        del obs
+        return TaskEncoding(jnp.zeros((0,), jnp.float32), jnp.zeros((10, NUM_ROLES), jnp.float32))
+
+    @abc.abstractmethod
+    def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution: ...
+
+
+class ConvPolicy(AbstractPolicy):
+    """The convolutional in-context policy described in the module docstring."""
+
+    pair_conv1: ConvHWC
+    pair_conv2: ConvHWC
+    context_mlp: eqx.nn.MLP
+    context_to_trunk: eqx.nn.Linear
+    trunk: tuple[ConvHWC, ...]
+    operation_mlp: eqx.nn.MLP
+    colour_mlp: eqx.nn.MLP
+    selection_heads: ConvHWC
+    selection_format: str = eqx.field(static=True)
+    canvas: tuple[int, int] = eqx.field(static=True)
+
+    def __init__(self, key: PRNGKeyArray, config: PolicyConfig, env_config: JaxArcConfig):
+        keys = jax.random.split(key, 8 + config.trunk_layers)
+        c, pc = config.channels, config.pair_channels
+        self.selection_format = env_config.action.selection_format
+        self.canvas = env_config.dataset.canvas_shape
+        self.pair_conv1 = ConvHWC(PAIR_FEATURES, pc, 3, key=keys[0])
+        self.pair_conv2 = ConvHWC(pc, pc, 1, key=keys[1])
+        context_in = (
+            NUM_COLOURS * NUM_COLOURS
+            + NUM_COLOURS * NUM_ROLES
+            + NUM_SYMMETRIES
+            + 2
+            + 2 * pc
+            + NUM_SYMMETRIES
+            + 2
+            + 1
+            + STEP_FEATURES
+        )
+        self.context_mlp = eqx.nn.MLP(
+            context_in, config.context_size, config.head_hidden, 1, key=keys[2]
+        )
+        self.context_to_trunk = eqx.nn.Linear(config.context_size, c, key=keys[3])
+        self.trunk = tuple(
+            ConvHWC(
+                CELL_FEATURES if i == 0 else c,
+                c,
+                3 if i < config.spatial_layers else 1,
+                key=keys[8 + i],
+            )
+            for i in range(config.trunk_layers)
+        )
+        self.operation_mlp = eqx.nn.MLP(
+            2 * c + config.context_size, ops.NUM_OPERATIONS, config.head_hidden, 1, key=keys[4]
+        )
+        self.colour_mlp = eqx.nn.MLP(
+            NUM_ROLES + 3 + config.context_size, 2, config.head_hidden, 1, key=keys[5]
+        )
+        heads = {"point": 1, "bbox": 2, "mask": 1}[self.selection_format]
+        self.selection_heads = ConvHWC(c, heads * ops.NUM_OPERATIONS, 1, key=keys[6])
+
+    # -- what the demonstration pairs say (constant over an episode: computed once)
+    def encode_task(self, obs: ArcObservation) -> TaskEncoding:
+        """Features of the in-context pairs: reuse them for every step of the episode."""
+        stats = jax.vmap(_pair_statistics)(
+            obs.demo_inputs, obs.demo_outputs, obs.demo_input_shapes, obs.demo_output_shapes
+        )
+        transitions, symmetry, shift = (_masked_mean(s, obs.demo_mask) for s in stats)
+        roles = _colour_roles(transitions)
+
+        def encode_pair(inp, out):
+            x = jnp.concatenate(
+                [_one_hot_padded(inp), _one_hot_padded(out), (inp != out)[None].astype(jnp.float32)]
+            )
+            x = jnp.moveaxis(x, 0, -1)  # channels last
+            x = jax.nn.relu(self.pair_conv2(jax.nn.relu(self.pair_conv1(x))))
+            return jnp.concatenate([jnp.mean(x, axis=(0, 1)), jnp.max(x, axis=(0, 1))])
+
+        pair_codes = jax.vmap(encode_pair)(obs.demo_inputs, obs.demo_outputs)
+        pair_code = _masked_mean(pair_codes, obs.demo_mask)
+        features = jnp.concatenate(
+            [transitions.reshape(-1), roles.reshape(-1), symmetry, shift, pair_code]
+        )
+        return TaskEncoding(features=features, roles=roles)
+
+    # -- context: the task encoding and the episode so far
+    def _context(self, obs: ArcObservation, task: TaskEncoding) -> Float32[Array, " C"]:
+        _, grid_symmetry, grid_shift = _pair_statistics(
+            obs.input_grid, obs.grid, obs.input_shape, obs.grid_shape
+        )
+        area = _area(obs.grid_shape, self.canvas)
+        changed = _count((obs.grid != obs.input_grid) & area) / jnp.maximum(_count(area), 1.0)
+        step = jax.nn.one_hot(jnp.minimum(obs.step_count, STEP_FEATURES - 1), STEP_FEATURES)
+        features = jnp.concatenate([task.features, grid_symmetry, grid_shift, changed[None], step])
+        return jax.nn.relu(self.context_mlp(features))
+
+    def _cell_features(self, obs: ArcObservation, roles) -> Float32[Array, "F H W"]:
+        height, width = self.canvas
+        rows = jnp.broadcast_to(jnp.arange(height, dtype=jnp.int32)[:, None], self.canvas)
+        cols = jnp.broadcast_to(jnp.arange(width, dtype=jnp.int32)[None, :], self.canvas)
+        last_row, last_col = obs.grid_shape[0] - 1, obs.grid_shape[1] - 1
+        area = _area(obs.grid_shape, self.canvas)
+        position = jnp.stack(
+            [
+                rows.astype(jnp.float32) / height,
+                cols.astype(jnp.float32) / width,
+                (rows == 0).astype(jnp.float32),
+                (cols == 0).astype(jnp.float32),
+                (rows == last_row).astype(jnp.float32),
+                (cols == last_col).astype(jnp.float32),
+                area.astype(jnp.float32),
+            ]
+        )
+        grid_roles = jnp.where((obs.grid >= 0)[..., None], roles[jnp.maximum(obs.grid, 0)], 0.0)
+        input_roles = jnp.where(
+            (obs.input_grid >= 0)[..., None], roles[jnp.maximum(obs.input_grid, 0)], 0.0
+        )
+        mirrored = _symmetric_views(obs.input_grid, obs.input_shape)
+        return jnp.concatenate(
+            [
+                _one_hot_padded(obs.grid),
+                _one_hot_padded(obs.input_grid),
+                (obs.grid != obs.input_grid)[None].astype(jnp.float32),
+                obs.clipboard_mask[None].astype(jnp.float32),
+                position,
+                jnp.moveaxis(grid_roles, -1, 0).astype(jnp.float32),
+                jnp.moveaxis(input_roles, -1, 0).astype(jnp.float32),
+                ((mirrored == obs.grid[None]) & area[None]).astype(jnp.float32),
+            ]
+        )
+
+    def __call__(self, obs: ArcObservation) -> ActionDistribution:
+        return self.act(obs, self.encode_task(obs))
+
+    def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution:
+        """The distribution for ``obs`` given its episode's :meth:`encode_task`."""
+        context = self._context(obs, task)
+        roles = task.roles
+        x = jnp.moveaxis(self._cell_features(obs, roles), 0, -1)  # [H, W, F]
+        for index, conv in enumerate(self.trunk):
+            x = conv(x)
+            if index == 0:
+                x = x + self.context_to_trunk(context)[None, None, :]
+            x = jax.nn.relu(x)
+        area = _area(obs.grid_shape, self.canvas)
+        cells = jnp.maximum(_count(area), 1.0)
+        pooled_mean = jnp.sum(jnp.where(area[..., None], x, 0.0), axis=(0, 1)) / cells
+        pooled_max = jnp.max(jnp.where(area[..., None], x, -1e9), axis=(0, 1))
+        op_logits = self.operation_mlp(jnp.concatenate([pooled_mean, pooled_max, context]))
+
+        # colour-equivariant scores for FILL_c (0..9) and FLOOD_c (10..19)
+        grid_counts = jnp.sum(jax.nn.one_hot(jnp.where(area, obs.grid, -1), NUM_COLOURS), (0, 1))
+        input_area = _area(obs.input_shape, self.canvas)
+        input_counts = jnp.sum(
+            jax.nn.one_hot(jnp.where(input_area, obs.input_grid, -1), NUM_COLOURS), (0, 1)
+        )
+        colour_features = jnp.concatenate(
+            [
+                roles,
+                (grid_counts / cells)[:, None],
+                (input_counts / cells)[:, None],
+                (grid_counts > 0)[:, None].astype(jnp.float32),
+                jnp.broadcast_to(context[None], (NUM_COLOURS, context.shape[0])),
+            ],
+            axis=1,
+        )
+        colour_scores = jax.vmap(self.colour_mlp)(colour_features)  # [10, 2]
+        colour_part = jnp.concatenate(
+            [colour_scores.T.reshape(-1), jnp.zeros(ops.NUM_OPERATIONS - 2 * NUM_COLOURS)]
+        )
+        op_logits = jnp.where(obs.allowed_operations, op_logits + colour_part, MASKED_LOGIT)
+
+        maps = jnp.moveaxis(self.selection_heads(x), -1, 0)  # [heads * O, H, W]
+        maps = jnp.where(area[None], maps, MASKED_LOGIT)
+        num_ops = ops.NUM_OPERATIONS
+        if self.selection_format == "point":
+            return PointDistribution(op_logits, maps.reshape(num_ops, -1), self.canvas[1])
+        if self.selection_format == "bbox":
+            flat = maps.reshape(2, num_ops, -1)
+            return BboxDistribution(op_logits, flat[0], flat[1], self.canvas[1])
+        return MaskDistribution(op_logits, maps, area)
+
+
+def make_policy(
+    key: PRNGKeyArray, policy_config: PolicyConfig, env_config: JaxArcConfig, max_demos: int = 4
+) -> ConvPolicy:
+    """A freshly initialised policy for the environment ``env_config``.
+
+    ``max_demos`` is accepted for the agents API; the pair encoder works for any ``P``.
+    """
+    del max_demos
+    return ConvPolicy(key, policy_config, env_config)
+
+
+class UniformPolicy(AbstractPolicy):
+    """The uniformly random policy: every allowed operation and every selection equally likely
+    (the baseline a trained policy is compared with)."""
+
+    selection_format: str = eqx.field(static=True)
+    canvas: tuple[int, int] = eqx.field(static=True)
+
+    def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution:
+        del task
+        area = _area(obs.grid_shape, self.canvas)
+        op_logits = jnp.where(obs.allowed_operations, 0.0, MASKED_LOGIT).astype(jnp.float32)
+        maps = jnp.where(area, 0.0, MASKED_LOGIT).astype(jnp.float32)
+        num_ops, cells = ops.NUM_OPERATIONS, self.canvas[0] * self.canvas[1]
+        per_op = jnp.broadcast_to(maps.reshape(1, cells), (num_ops, cells))
+        if self.selection_format == "point":
+            return PointDistribution(op_logits, per_op, self.canvas[1])
+        if self.selection_format == "bbox":
+            return BboxDistribution(op_logits, per_op, per_op, self.canvas[1])
+        mask_logits = jnp.broadcast_to(
+            jnp.where(area, 0.0, MASKED_LOGIT)[None], (num_ops, *self.canvas)
+        )
+        return MaskDistribution(op_logits, mask_logits.astype(jnp.float32), area)

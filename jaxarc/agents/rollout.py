@@ -1,0 +1,129 @@
+"""Group rollouts: B tasks x G rollouts from identical start states, T steps in ``lax.scan``.
+
+The G rollouts of a task share everything at the start (task, pair, start grid: the reset
+state is copied G times) and differ only in the actions sampled. Steps taken after an
+episode ended are marked invalid (the environment freezes finished episodes and pays 0).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Bool, Float32, PRNGKeyArray
+
+from jaxarc.agents.policy import AbstractPolicy
+from jaxarc.data.source import AbstractTaskSource
+from jaxarc.envs.config import JaxArcConfig, RewardParams
+from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.structured_actions import AbstractAction
+from jaxarc.envs.types import ArcObservation
+
+
+class Trajectories(eqx.Module):
+    """Rollouts with leading axes ``[N, T]`` (``N = B * G``, groups contiguous)."""
+
+    obs: ArcObservation  # the observation each action was chosen from
+    actions: AbstractAction
+    log_probs: Float32[Array, "N T"]  # under the policy that acted
+    rewards: Float32[Array, "N T"]
+    valid: Bool[Array, "N T"]  # the episode was still running when the action was taken
+    success: Bool[Array, " N"]
+
+    @property
+    def returns(self) -> Float32[Array, " N"]:
+        return jnp.sum(jnp.where(self.valid, self.rewards, 0.0), axis=1)
+
+    @property
+    def lengths(self) -> Float32[Array, " N"]:
+        return jnp.sum(self.valid.astype(jnp.float32), axis=1)
+
+
+def repeat_groups(tree, group_size: int):
+    """Every leaf's leading axis ``B`` repeated to ``B * G`` (each item G times in a row)."""
+    return jax.tree.map(lambda x: jnp.repeat(x, group_size, axis=0), tree)
+
+
+def _time_major_to_batch_major(tree):
+    return jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), tree)
+
+
+def group_rollout(
+    policy: AbstractPolicy,
+    key: PRNGKeyArray,
+    env_config: JaxArcConfig,
+    source: AbstractTaskSource,
+    reward_params: RewardParams,
+    batch_tasks: int,
+    group_size: int,
+    steps: int,
+    constrain=lambda x: x,
+) -> Trajectories:
+    """Play ``batch_tasks * group_size`` episodes of ``steps`` steps with ``policy``.
+
+    ``constrain`` is applied to per-episode arrays (e.g. a sharding constraint over the
+    episode axis); it must keep values unchanged.
+    """
+    reset_key, act_key = jax.random.split(key)
+    states, obs = batch_reset(
+        jax.random.split(reset_key, batch_tasks), env_config, source, reward_params=reward_params
+    )
+    tasks = jax.vmap(policy.encode_task)(obs)  # once per task, shared by its group
+    states, obs, tasks = constrain(repeat_groups((states, obs, tasks), group_size))
+    episodes = batch_tasks * group_size
+
+    def one_step(carry, step_key):
+        states, obs = carry
+        dists = jax.vmap(policy.act)(obs, tasks)
+        actions = jax.vmap(lambda d, k: d.sample(k))(dists, jax.random.split(step_key, episodes))
+        log_probs = jax.vmap(lambda d, a: d.log_prob(a))(dists, actions)
+        valid = ~(states.terminated | states.truncated)
+        states, next_obs, rewards, _, _ = batch_step(states, actions, env_config)
+        states, next_obs = constrain((states, next_obs))
+        return (states, next_obs), (obs, actions, log_probs, rewards, valid)
+
+    (states, _), (obs_t, actions_t, logp_t, rewards_t, valid_t) = jax.lax.scan(
+        one_step, (states, obs), jax.random.split(act_key, steps), unroll=True
+    )  # unrolled: XLA:CPU runs convolutions inside while loops several times slower
+    obs_n, actions_n, logp_n, rewards_n, valid_n = _time_major_to_batch_major(
+        (obs_t, actions_t, logp_t, rewards_t, valid_t)
+    )
+    return Trajectories(
+        obs=obs_n,
+        actions=actions_n,
+        log_probs=logp_n,
+        rewards=rewards_n,
+        valid=valid_n,
+        success=states.success,
+    )
+
+
+def evaluate_success(
+    policy: AbstractPolicy,
+    key: PRNGKeyArray,
+    env_config: JaxArcConfig,
+    source: AbstractTaskSource,
+    num_tasks: int,
+    steps: int,
+    greedy: bool = True,
+) -> Float32[Array, ""]:
+    """Success rate of ``policy`` on ``num_tasks`` fresh episodes (greedy or sampled)."""
+    reset_key, act_key = jax.random.split(key)
+    states, obs = batch_reset(jax.random.split(reset_key, num_tasks), env_config, source)
+    tasks = jax.vmap(policy.encode_task)(obs)
+
+    def one_step(carry, step_key):
+        states, obs = carry
+        dists = jax.vmap(policy.act)(obs, tasks)
+        if greedy:
+            actions = jax.vmap(lambda d: d.mode())(dists)
+        else:
+            keys = jax.random.split(step_key, num_tasks)
+            actions = jax.vmap(lambda d, k: d.sample(k))(dists, keys)
+        states, obs, *_ = batch_step(states, actions, env_config)
+        return (states, obs), None
+
+    (states, _), _ = jax.lax.scan(
+        one_step, (states, obs), jax.random.split(act_key, steps), unroll=True
+    )
+    return jnp.mean(states.success.astype(jnp.float32))

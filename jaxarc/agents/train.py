@@ -1,0 +1,206 @@
+"""``make_train(config, mesh=None) -> (init, update)``: one GRPO iteration compiled whole.
+
+``update(train_state)`` plays ``batch_tasks x group_size`` group rollouts, computes group
+advantages and the reference log-probabilities, runs ``epochs`` epochs of ``minibatches``
+surrogate steps, refreshes the reference policy every ``ref_refresh_every`` updates and
+returns the new state and a dict of scalar metric arrays.
+
+Devices: with a ``mesh`` (one axis ``"data"``), the episode axis of the rollouts is sharded
+over it (``batch_tasks`` must be divisible by the device count, so groups, which are
+contiguous, never straddle devices); parameters and optimiser state are replicated and the
+compiler inserts the gradient reductions. Without a mesh nothing is constrained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+from jaxtyping import Array, Float32, Int32, PRNGKeyArray, PyTree
+
+from jaxarc.agents.advantages import compute_advantages
+from jaxarc.agents.config import TrainConfig
+from jaxarc.agents.loss import TrainingBatchJAX, policy_log_probs_and_entropy
+from jaxarc.agents.policy import AbstractPolicy, make_policy
+from jaxarc.agents.rollout import evaluate_success, group_rollout
+from jaxarc.agents.train_step import make_optimizer, surrogate_step
+from jaxarc.data.source import AbstractTaskSource
+
+Metrics = dict[str, Float32[Array, ""]]
+
+
+class TrainState(eqx.Module):
+    """Everything an update changes (a pure function of it: resumable and reproducible)."""
+
+    policy: AbstractPolicy
+    ref_policy: AbstractPolicy
+    opt_state: PyTree
+    key: PRNGKeyArray
+    update_index: Int32[Array, ""]
+
+
+def load_task_source(config: TrainConfig) -> AbstractTaskSource:
+    """The task source named by ``config.source`` (a ``gen/...`` generator or a bank)."""
+    if config.source.startswith("gen/"):
+        from jaxarc.data.generators import make_generator
+
+        return make_generator(config.source, canvas=(config.canvas, config.canvas))
+    from jaxarc.data import load_source
+
+    return load_source(config.source)
+
+
+def _episode_constraint(mesh: Mesh | None) -> Callable:
+    if mesh is None:
+        return lambda tree: tree
+    sharding = NamedSharding(mesh, P("data"))
+    return lambda tree: jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
+
+
+def make_train(
+    config: TrainConfig, mesh: Mesh | None = None
+) -> tuple[
+    Callable[[PRNGKeyArray], TrainState], Callable[[TrainState], tuple[TrainState, Metrics]]
+]:
+    """``(init, update)`` for ``config``; ``update`` is compiled once and reused."""
+    env_config = config.env_config()
+    source = load_task_source(config)
+    reward_params = config.reward_params()
+    optimizer = make_optimizer(config)
+    grpo = config.grpo
+    episodes = config.batch_tasks * config.group_size
+    minibatch = episodes // grpo.minibatches
+    if mesh is not None:
+        devices = mesh.shape["data"]
+        if config.batch_tasks % devices:
+            raise ValueError(
+                f"batch_tasks={config.batch_tasks} must be divisible by the {devices} devices "
+                "of the mesh (groups are never split across devices)"
+            )
+    constrain = _episode_constraint(mesh)
+    replicated = None if mesh is None else NamedSharding(mesh, P())
+
+    def init(key: PRNGKeyArray) -> TrainState:
+        policy_key, state_key = jax.random.split(key)
+        policy = make_policy(policy_key, config.policy, env_config, source.max_demos)
+        opt_state = optimizer.init(eqx.filter(policy, eqx.is_inexact_array))
+        # the reference gets its own buffers: the update donates both
+        ref_policy = jax.tree.map(
+            lambda x: jnp.array(x, copy=True) if eqx.is_array(x) else x, policy
+        )
+        state = TrainState(policy, ref_policy, opt_state, state_key, jnp.int32(0))
+        if replicated is not None:
+            state = eqx.filter_shard(state, replicated)
+        return state
+
+    def update(state: TrainState) -> tuple[TrainState, Metrics]:
+        key, rollout_key, shuffle_key = jax.random.split(state.key, 3)
+        trajectories = group_rollout(
+            state.policy,
+            rollout_key,
+            env_config,
+            source,
+            reward_params,
+            config.batch_tasks,
+            config.group_size,
+            config.rollout_steps,
+            constrain=constrain,
+        )
+        returns = trajectories.returns.reshape(config.batch_tasks, config.group_size)
+        advantages, equal_fraction = compute_advantages(returns, grpo.advantage)
+        if grpo.beta > 0:
+            ref_log_probs, _ = policy_log_probs_and_entropy(
+                state.ref_policy, trajectories.obs, trajectories.actions
+            )
+        else:
+            ref_log_probs = trajectories.log_probs
+        batch = TrainingBatchJAX(
+            obs=trajectories.obs,
+            actions=trajectories.actions,
+            old_log_probs=trajectories.log_probs,
+            ref_log_probs=jax.lax.stop_gradient(ref_log_probs),
+            advantages=advantages.reshape(-1),
+            valid=trajectories.valid,
+        )
+        batch = constrain(batch)
+
+        params, static = eqx.partition(state.policy, eqx.is_array)
+
+        def epoch(carry, epoch_key):
+            order = jax.random.permutation(epoch_key, episodes).reshape(grpo.minibatches, minibatch)
+
+            def minibatch_step(carry, indices):
+                params, opt_state = carry
+                part = constrain(jax.tree.map(lambda x: x[indices], batch))
+                policy, opt_state, metrics = surrogate_step(
+                    eqx.combine(params, static), opt_state, part, optimizer, grpo
+                )
+                return (eqx.filter(policy, eqx.is_array), opt_state), metrics
+
+            return jax.lax.scan(minibatch_step, carry, order, unroll=True)
+
+        # unrolled: XLA:CPU runs convolutions inside while loops several times slower
+        (params, opt_state), step_metrics = jax.lax.scan(
+            epoch,
+            (params, state.opt_state),
+            jax.random.split(shuffle_key, grpo.epochs),
+            unroll=True,
+        )
+        policy = eqx.combine(params, static)
+        update_index = state.update_index + 1
+        refresh = update_index % grpo.ref_refresh_every == 0
+        ref_policy = jax.tree.map(
+            lambda new, old: jnp.where(refresh, new, old),
+            eqx.filter(policy, eqx.is_array),
+            eqx.filter(state.ref_policy, eqx.is_array),
+        )
+        ref_policy = eqx.combine(ref_policy, state.ref_policy)
+        metrics = {name: jnp.mean(values) for name, values in step_metrics.items()}
+        metrics.update(
+            first_epoch_clip_fraction=jnp.mean(step_metrics["clip_fraction"][0]),
+            first_epoch_ratio=jnp.mean(step_metrics["ratio_mean"][0]),
+            mean_return=jnp.mean(trajectories.returns),
+            success_rate=jnp.mean(trajectories.success.astype(jnp.float32)),
+            equal_group_fraction=equal_fraction,
+            episode_length=jnp.mean(trajectories.lengths),
+            env_steps=jnp.float32(episodes * config.rollout_steps),
+            update_index=update_index.astype(jnp.float32),
+        )
+        new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
+        return new_state, metrics
+
+    if replicated is None:
+        compiled_update = eqx.filter_jit(update, donate="all")
+    else:
+
+        def sharded_update(state):
+            new_state, metrics = update(state)
+            return eqx.filter_shard(new_state, replicated), metrics
+
+        compiled_update = eqx.filter_jit(sharded_update, donate="all")
+    return init, compiled_update
+
+
+def make_evaluator(
+    config: TrainConfig, num_tasks: int | None = None, greedy: bool = True
+) -> Callable[[AbstractPolicy, PRNGKeyArray], Float32[Array, ""]]:
+    """A compiled ``(policy, key) -> success rate`` on fresh held-out episodes.
+
+    Episodes are played in eval mode (the test pair; all demonstration pairs shown) with
+    ``rollout_steps`` steps, acting greedily (``greedy``) or by sampling.
+    """
+    env_config = config.env_config(episode_mode="eval")
+    source = load_task_source(config)
+    count = num_tasks or config.eval_tasks
+
+    @eqx.filter_jit
+    def evaluate(policy, key):
+        return evaluate_success(
+            policy, key, env_config, source, count, config.rollout_steps, greedy=greedy
+        )
+
+    return evaluate

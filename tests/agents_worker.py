@@ -1,0 +1,116 @@
+"""Subprocess worker for the sharding and multi-process tests (run as a script).
+
+Trains the tiny configuration of :func:`tiny_config` for a few updates on a ``data`` mesh and
+writes the per-update losses and the final policy parameters (one flat vector) to an
+``.npz`` file. JAX's device count and distributed runtime are set up before JAX starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+TASKS = {
+    "recolour": {
+        "train": [
+            {"input": [[1, 0], [0, 0]], "output": [[2, 0], [0, 0]]},
+            {"input": [[0, 1], [0, 0]], "output": [[0, 2], [0, 0]]},
+        ],
+        "test": [{"input": [[0, 0], [1, 0]], "output": [[0, 0], [2, 0]]}],
+    },
+    "drop": {
+        "train": [
+            {"input": [[3, 3], [0, 0]], "output": [[0, 0], [3, 3]]},
+            {"input": [[4, 4], [0, 0]], "output": [[0, 0], [4, 4]]},
+        ],
+        "test": [{"input": [[5, 5], [0, 0]], "output": [[0, 0], [5, 5]]}],
+    },
+}
+
+
+def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
+    from jaxarc.agents import GRPOConfig, PolicyConfig, TrainConfig
+
+    # Adam divides by the gradient's running RMS, so for a parameter whose gradient is ~0
+    # (a sum of cancelling terms) the float noise of a differently ordered reduction changes
+    # its step by up to ~lr. Hence a small lr (runs must agree to 1e-5) and "mask"
+    # selections: with "point"/"bbox" the selection heads' biases shift every logit of a
+    # softmax alike, their exact gradient is 0 and their steps are pure noise of size ~lr.
+    return TrainConfig(
+        source=str(tasks_file),
+        selection_format="mask",
+        canvas=30,
+        batch_tasks=batch_tasks,
+        group_size=2,
+        rollout_steps=2,
+        num_updates=3,
+        lr=1e-4,
+        grpo=GRPOConfig(epochs=2, minibatches=2),
+        policy=PolicyConfig(
+            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+        ),
+    )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--tasks-file", type=Path, required=True, help="written by the test")
+    parser.add_argument("--local-devices", type=int, default=1)
+    parser.add_argument("--mesh-sizes", type=int, nargs="+", default=[1])
+    parser.add_argument("--batch-tasks", type=int, default=4)
+    parser.add_argument("--updates", type=int, default=3)
+    parser.add_argument("--coordinator-address", default=None)
+    parser.add_argument("--num-processes", type=int, default=None)
+    parser.add_argument("--process-id", type=int, default=None)
+    args = parser.parse_args(argv)
+
+    import jax
+
+    jax.config.update("jax_num_cpu_devices", args.local_devices)
+    from jaxarc.agents.distributed import (
+        DistributedConfig,
+        initialize_distributed,
+        is_primary_process,
+        make_data_mesh,
+    )
+
+    initialize_distributed(
+        DistributedConfig(args.coordinator_address, args.num_processes, args.process_id)
+    )
+    import equinox as eqx
+    import numpy as np
+
+    from jaxarc.agents import make_train
+
+    config = tiny_config(args.tasks_file, args.batch_tasks)
+    results = {}
+    for size in args.mesh_sizes:
+        mesh = make_data_mesh(jax.devices()[:size])
+        init, update = make_train(config, mesh)
+        tic = time.perf_counter()
+        state = eqx.filter_jit(init)(jax.random.key(config.seed))  # one compile, not many
+        print(f"mesh {size}: init {time.perf_counter() - tic:.1f} s", flush=True)
+        losses = []
+        for _ in range(args.updates):
+            tic = time.perf_counter()
+            state, metrics = update(state)
+            losses.append(float(metrics["loss"]))
+            print(f"mesh {size}: update {time.perf_counter() - tic:.1f} s", flush=True)
+        leaves = jax.tree.leaves(eqx.filter(state.policy, eqx.is_inexact_array))
+        replicas = {len(leaf.sharding.device_set) for leaf in leaves}
+        host = [np.asarray(leaf.addressable_shards[0].data).ravel() for leaf in leaves]
+        results[f"losses_{size}"] = np.asarray(losses)
+        results[f"params_{size}"] = np.concatenate(host)
+        results[f"replicas_{size}"] = np.asarray(sorted(replicas))
+    results["global_devices"] = np.asarray(jax.device_count())
+    results["process_count"] = np.asarray(jax.process_count())
+    if is_primary_process():
+        np.savez(args.out, **results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,181 @@
+"""GRPO building blocks: advantages, the k3 KL estimator, the clipped surrogate, and the
+policy's structured action distributions (log-probabilities, entropies, sampling)."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxarc.agents import (
+    BboxDistribution,
+    MaskDistribution,
+    PointDistribution,
+    PolicyConfig,
+    TrainConfig,
+    UniformPolicy,
+    compute_advantages,
+    k3_kl,
+    make_policy,
+)
+from jaxarc.agents.distributions import USES_SELECTION
+from jaxarc.agents.loss import clipped_surrogate, masked_mean
+from jaxarc.agents.train import load_task_source
+from jaxarc.envs import BboxAction, MaskAction, PointAction
+from jaxarc.envs import operation_ids as ops
+from jaxarc.envs.functional import batch_reset
+
+RETURNS = np.array(
+    [[1.0, 0.0, 0.0, 1.0], [2.0, 2.0, 2.0, 2.0], [0.0, 1.0, 2.0, 3.0]], dtype=np.float32
+)
+
+
+def test_group_advantages_by_hand():
+    advantages, equal = compute_advantages(jnp.asarray(RETURNS), "group")
+    # group 0: mean 0.5, std 0.5 -> +-1; group 1 all equal -> 0; group 2: mean 1.5, std sqrt(1.25)
+    expected = np.array(
+        [[1, -1, -1, 1], [0, 0, 0, 0], np.array([-1.5, -0.5, 0.5, 1.5]) / np.sqrt(1.25)]
+    )
+    np.testing.assert_allclose(advantages, expected, rtol=1e-5, atol=1e-5)
+    assert float(equal) == pytest.approx(1 / 3)
+
+
+def test_none_and_rloo_advantages_by_hand():
+    none, equal = compute_advantages(jnp.asarray(RETURNS), "none")
+    np.testing.assert_allclose(none[0], [0.5, -0.5, -0.5, 0.5], atol=1e-6)
+    np.testing.assert_allclose(none[2], [-1.5, -0.5, 0.5, 1.5], atol=1e-6)
+    rloo, _ = compute_advantages(jnp.asarray(RETURNS), "rloo")
+    # R_i - mean of the other three
+    np.testing.assert_allclose(rloo[0], [1 - 1 / 3, 0 - 2 / 3, 0 - 2 / 3, 1 - 1 / 3], atol=1e-6)
+    np.testing.assert_allclose(rloo[2], [0 - 2, 1 - 5 / 3, 2 - 4 / 3, 3 - 1], atol=1e-6)
+    for values in (none, rloo):
+        np.testing.assert_array_equal(values[1], 0.0)
+    assert float(equal) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="unknown advantage mode"):
+        compute_advantages(jnp.asarray(RETURNS), "ppo")
+
+
+def test_all_equal_groups_give_exact_zeros():
+    returns = jnp.full((5, 8), 0.1, jnp.float32) * jnp.arange(5, dtype=jnp.float32)[:, None]
+    for mode in ("group", "none", "rloo"):
+        advantages, equal = compute_advantages(returns, mode)
+        np.testing.assert_array_equal(advantages, 0.0)
+        assert float(equal) == 1.0
+
+
+def test_k3_is_an_unbiased_kl_estimate():
+    """E_{a~p}[k3(log p(a), log q(a))] equals KL(p || q) computed directly."""
+    logits_p = jax.random.normal(jax.random.key(0), (7,))
+    logits_q = jax.random.normal(jax.random.key(1), (7,))
+    log_p, log_q = jax.nn.log_softmax(logits_p), jax.nn.log_softmax(logits_q)
+    p = np.exp(np.asarray(log_p, np.float64))
+    direct = float(np.sum(p * (np.asarray(log_p, np.float64) - np.asarray(log_q, np.float64))))
+    estimate = float(jnp.sum(jnp.exp(log_p) * k3_kl(log_p, log_q)))
+    assert estimate == pytest.approx(direct, rel=1e-4)
+    delta = np.asarray(log_q - log_p)
+    np.testing.assert_allclose(k3_kl(log_p, log_q), np.exp(delta) - delta - 1, rtol=1e-6)
+    assert np.all(np.asarray(k3_kl(log_p, log_q)) >= 0)
+
+
+def test_clipped_surrogate_and_masked_mean():
+    ratio = jnp.array([0.5, 1.0, 1.5, 0.5, 1.5], jnp.float32)
+    adv = jnp.array([1.0, 1.0, 1.0, -1.0, -1.0], jnp.float32)
+    out = clipped_surrogate(ratio, adv, 0.2, 0.3)
+    # positive A: min(r, clip(r)) ; negative A: min(-r, -clip(r)) = -max(r, clip(r))
+    np.testing.assert_allclose(out, [0.5, 1.0, 1.3, -0.8, -1.5], rtol=1e-6)
+    mask = jnp.array([True, True, False, False, True])
+    assert float(masked_mean(out, mask)) == pytest.approx((0.5 + 1.0 - 1.5) / 3)
+
+
+# ---------------------------------------------------------------- distributions
+
+
+@pytest.fixture(scope="module")
+def observations():
+    config = TrainConfig(batch_tasks=2, group_size=2)
+    env_config = config.env_config()
+    _, obs = batch_reset(
+        jax.random.split(jax.random.key(0), 3), env_config, load_task_source(config)
+    )
+    return config, obs
+
+
+def _first(tree):
+    return jax.tree.map(lambda x: x[0], tree)
+
+
+@pytest.mark.parametrize("selection_format", ["point", "bbox", "mask"])
+def test_log_prob_is_the_sum_of_its_parts(observations, selection_format):
+    config, obs = observations
+    config = config.replace(selection_format=selection_format)
+    policy = make_policy(jax.random.key(3), PolicyConfig(channels=8), config.env_config())
+    dist = policy(_first(obs))
+    log_ops = np.asarray(jax.nn.log_softmax(dist.operation_logits))
+    allowed = np.asarray(obs.allowed_operations[0])
+    assert np.all(log_ops[~allowed] < -1e6)  # disallowed operations are never chosen
+    h = int(obs.grid_shape[0, 0])
+    w = int(obs.grid_shape[0, 1])
+    op = ops.FLOOD_0 + 3
+    if selection_format == "point":
+        assert isinstance(dist, PointDistribution)
+        cells = np.asarray(jax.nn.log_softmax(dist.cell_logits[op]))
+        action = PointAction(op, h - 1, 0)
+        expected = log_ops[op] + cells[(h - 1) * 8]
+    elif selection_format == "bbox":
+        assert isinstance(dist, BboxDistribution)
+        first = np.asarray(jax.nn.log_softmax(dist.first_corner_logits[op]))
+        second = np.asarray(jax.nn.log_softmax(dist.second_corner_logits[op]))
+        action = BboxAction(op, 0, 1, h - 1, w - 1)
+        expected = log_ops[op] + first[1] + second[(h - 1) * 8 + w - 1]
+    else:
+        assert isinstance(dist, MaskDistribution)
+        selection = np.zeros((8, 8), bool)
+        selection[0, :w] = True
+        logits = np.asarray(dist.cell_logits[op], np.float64)
+        inside = np.zeros((8, 8), bool)
+        inside[:h, :w] = True
+        per_cell = np.where(selection, -np.log1p(np.exp(-logits)), -np.log1p(np.exp(logits)))
+        action = MaskAction(op, jnp.asarray(selection))
+        expected = log_ops[op] + per_cell[inside].sum()
+    assert float(dist.log_prob(action)) == pytest.approx(float(expected), rel=1e-4, abs=1e-4)
+    # a selection-free operation (SUBMIT) counts the operation only
+    submit = eqx.tree_at(lambda a: a.operation, action, jnp.asarray(ops.SUBMIT, jnp.int32))
+    assert float(dist.log_prob(submit)) == pytest.approx(float(log_ops[ops.SUBMIT]), abs=1e-5)
+    assert not USES_SELECTION[ops.SUBMIT] and USES_SELECTION[op]
+
+
+def test_sampling_frequencies_match_probabilities(observations):
+    config, obs = observations
+    policy = make_policy(jax.random.key(4), PolicyConfig(channels=8), config.env_config())
+    dist = policy(_first(obs))
+    count = 4000
+    actions = jax.vmap(dist.sample)(jax.random.split(jax.random.key(5), count))
+    probs = np.asarray(jax.nn.softmax(dist.operation_logits))
+    freq = np.bincount(np.asarray(actions.operation), minlength=ops.NUM_OPERATIONS) / count
+    np.testing.assert_allclose(freq, probs, atol=0.03)
+    # first corner given the most frequent operation
+    top = int(np.argmax(freq))
+    chosen = np.asarray(actions.operation) == top
+    corners = np.asarray(actions.r1 * 8 + actions.c1)[chosen]
+    corner_probs = np.asarray(jax.nn.softmax(dist.first_corner_logits[top]))
+    corner_freq = np.bincount(corners, minlength=64) / max(chosen.sum(), 1)
+    np.testing.assert_allclose(corner_freq, corner_probs, atol=0.06)
+    # sampled actions stay in the active area; log-probs agree with a Monte Carlo entropy
+    h, w = (int(v) for v in obs.grid_shape[0])
+    assert np.all(np.asarray(actions.r1) < h) and np.all(np.asarray(actions.c2) < w)
+    log_probs = jax.vmap(dist.log_prob)(actions)
+    assert float(-jnp.mean(log_probs)) == pytest.approx(float(dist.entropy()), rel=0.05)
+
+
+def test_uniform_policy_is_uniform(observations):
+    config, obs = observations
+    dist = UniformPolicy("bbox", (8, 8))(_first(obs))
+    allowed = np.asarray(obs.allowed_operations[0])
+    probs = np.asarray(jax.nn.softmax(dist.operation_logits))
+    np.testing.assert_allclose(probs[allowed], 1.0 / allowed.sum(), rtol=1e-5)
+    h, w = (int(v) for v in obs.grid_shape[0])
+    corner = np.asarray(jax.nn.softmax(dist.first_corner_logits[0])).reshape(8, 8)
+    np.testing.assert_allclose(corner[:h, :w], 1.0 / (h * w), rtol=1e-5)
+    assert corner[h:, :].sum() + corner[:, w:].sum() < 1e-6

@@ -1,0 +1,60 @@
+"""One code path for one and many devices: a 4-device sharded run equals the 1-device run.
+
+Runs in a subprocess because the CPU device count must be set before JAX starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS))
+
+from agents_worker import TASKS  # noqa: E402
+
+TIMEOUT_S = 300
+
+
+def run_worker(out: Path, *args: str) -> subprocess.Popen:
+    tasks_file = out.parent / "tasks.json"
+    if not tasks_file.exists():
+        tasks_file.write_text(json.dumps(TASKS))
+    env = {**os.environ, "XLA_FLAGS": "", "JAX_PLATFORMS": "cpu"}
+    command = [sys.executable, str(TESTS / "agents_worker.py"), "--out", str(out)]
+    command += ["--tasks-file", str(tasks_file), *args]
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def finish(process: subprocess.Popen) -> None:
+    try:
+        output, _ = process.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+        raise AssertionError(f"worker timed out after {TIMEOUT_S} s:\n{output[-3000:]}") from None
+    assert process.returncode == 0, output[-3000:]
+
+
+def test_four_device_sharded_run_matches_one_device(tmp_path: Path) -> None:
+    # two processes side by side (one compile each): 4 CPU devices and 1 CPU device
+    sharded = run_worker(tmp_path / "four.npz", "--local-devices", "4", "--mesh-sizes", "4")
+    single = run_worker(tmp_path / "one.npz", "--local-devices", "1", "--mesh-sizes", "1")
+    finish(sharded)
+    finish(single)
+    four, one = np.load(tmp_path / "four.npz"), np.load(tmp_path / "one.npz")
+    assert int(four["global_devices"]) == 4 and int(one["global_devices"]) == 1
+    # parameters are replicated on every device of the mesh
+    assert four["replicas_4"].tolist() == [4] and one["replicas_1"].tolist() == [1]
+    losses_4, losses_1 = four["losses_4"], one["losses_1"]
+    assert losses_4.shape == (3,) and np.all(np.isfinite(losses_4))
+    assert np.abs(losses_4).max() > 0
+    np.testing.assert_allclose(losses_4, losses_1, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(four["params_4"], one["params_1"], rtol=0, atol=1e-5)
