@@ -250,3 +250,24 @@ def test_step_compiles_once_for_many_actions_and_tasks(bank, count_compilations)
             states, *_ = batch_step(states, action, cfg)
             states, *_ = batch_step(states, action, cfg)
         assert counter.count == 2  # one reset, one step
+
+
+def test_index_out_of_range_is_a_clear_error(bank):
+    cfg = config()
+    with pytest.raises(ValueError, match="task_index 5 is outside the bank"):
+        arc_reset(jax.random.key(0), cfg, bank, task_index=5)
+    with pytest.raises(ValueError, match="pair_index 3 is outside the train pairs of task 't0'"):
+        arc_reset(jax.random.key(0), cfg, bank, task_index=0, pair_index=3)
+    with pytest.raises(ValueError, match="pair_index 1 is outside the eval pairs"):
+        batch_reset(
+            jax.random.split(jax.random.key(0), 2),
+            config(episode_mode="eval"),
+            bank,
+            task_indices=jnp.array([0, 1]),
+            pair_indices=jnp.array([0, 1]),
+        )
+    # traced indices are checked inside the compiled reset in validation mode
+    strict = config(validate=True)
+    traced_reset = jax.jit(lambda i: arc_reset(jax.random.key(0), strict, bank, task_index=i)[0])
+    with pytest.raises(Exception, match="task_index beyond the task bank"):
+        traced_reset(jnp.int32(7))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
 from jaxarc.data.bank import Task, TaskBank
@@ -66,6 +67,38 @@ def as_task_source(task_data: Task | AbstractTaskSource) -> AbstractTaskSource:
             "close over it instead, e.g. jax.jit(lambda key: arc_reset(key, config, bank))"
         )
     return source
+
+
+def _check_indices(
+    config: JaxArcConfig, source: AbstractTaskSource, task_index: object, pair_index: object
+) -> None:
+    """Range checks of concrete (host) task/pair indices; traced ones are checked in-graph
+    when ``config.environment.validate`` is on."""
+    if not isinstance(source, TaskBank):
+        return
+    concrete = [x is None or not isinstance(x, jax.core.Tracer) for x in (task_index, pair_index)]
+    if not all(concrete):
+        return
+    tasks = np.atleast_1d(np.asarray(-1 if task_index is None else task_index))
+    bad = tasks[(tasks < -1) | (tasks >= source.num_tasks)]
+    if bad.size:
+        raise ValueError(
+            f"task_index {int(bad[0])} is outside the bank {source.name!r} "
+            f"(0..{source.num_tasks - 1}, or -1 to sample)"
+        )
+    if pair_index is None:
+        return
+    pairs = np.broadcast_to(np.atleast_1d(np.asarray(pair_index)), tasks.shape)
+    mode = config.environment.episode_mode
+    counts = np.asarray(source.num_demos if mode == "train" else source.num_tests)
+    for task, pair in zip(tasks, pairs, strict=True):
+        limit = counts[task] if task >= 0 else counts.min()
+        if pair < -1 or pair >= limit:
+            where = f"task {source.task_ids[int(task)]!r}" if task >= 0 else "some tasks"
+            raise ValueError(
+                f"pair_index {int(pair)} is outside the {mode} pairs of {where} "
+                f"(0..{int(limit) - 1}, or -1 to sample)"
+            )
 
 
 def _check_canvas(config: JaxArcConfig, source: AbstractTaskSource) -> None:
@@ -119,9 +152,14 @@ def _reset_one(
     num_pairs = num_episode_pairs(task, mode)
     sampled_pair = jax.random.randint(pair_key, (), 0, jnp.maximum(num_pairs, 1), dtype=jnp.int32)
     pair_index = jnp.where(pair_index >= 0, pair_index, sampled_pair).astype(jnp.int32)
-    pair_index = eqx.error_if(
-        pair_index, pair_index >= num_pairs, f"pair_index beyond the task's {mode} pairs"
-    )
+    if config.environment.validate:  # concrete indices are also checked before tracing
+        if isinstance(source, TaskBank):
+            task_index = eqx.error_if(
+                task_index, task_index >= source.num_tasks, "task_index beyond the task bank"
+            )
+        pair_index = eqx.error_if(
+            pair_index, pair_index >= num_pairs, f"pair_index beyond the task's {mode} pairs"
+        )
     pair = episode_pair(task, pair_index, mode)
 
     grid = pair.input_grid
@@ -179,6 +217,7 @@ def arc_reset(
     """
     source = as_task_source(task_data)
     _check_canvas(config, source)
+    _check_indices(config, source, task_index, pair_index)
     params = RewardParams() if reward_params is None else reward_params
     return _reset(key, config, SourceRef(source), task_index, pair_index, params, source)
 
@@ -332,6 +371,7 @@ def batch_reset(
     """
     source = as_task_source(task_data)
     _check_canvas(config, source)
+    _check_indices(config, source, task_indices, pair_indices)
     params = RewardParams() if reward_params is None else reward_params
     return _batch_reset(keys, config, SourceRef(source), task_indices, pair_indices, params, source)
 
