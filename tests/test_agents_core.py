@@ -106,12 +106,17 @@ def _first(tree):
     return jax.tree.map(lambda x: x[0], tree)
 
 
+@eqx.filter_jit
+def _distribution(policy, obs):
+    return policy(obs)
+
+
 @pytest.mark.parametrize("selection_format", ["point", "bbox", "mask"])
 def test_log_prob_is_the_sum_of_its_parts(observations, selection_format):
     config, obs = observations
     config = config.replace(selection_format=selection_format)
     policy = make_policy(jax.random.key(3), PolicyConfig(channels=8), config.env_config())
-    dist = policy(_first(obs))
+    dist = _distribution(policy, _first(obs))
     log_ops = np.asarray(jax.nn.log_softmax(dist.operation_logits))
     allowed = np.asarray(obs.allowed_operations[0])
     assert np.all(log_ops[~allowed] < -1e6)  # disallowed operations are never chosen
@@ -136,7 +141,7 @@ def test_log_prob_is_the_sum_of_its_parts(observations, selection_format):
         logits = np.asarray(dist.cell_logits[op], np.float64)
         inside = np.zeros((8, 8), bool)
         inside[:h, :w] = True
-        per_cell = np.where(selection, -np.log1p(np.exp(-logits)), -np.log1p(np.exp(logits)))
+        per_cell = np.where(selection, -np.logaddexp(0, -logits), -np.logaddexp(0, logits))
         action = MaskAction(op, jnp.asarray(selection))
         expected = log_ops[op] + per_cell[inside].sum()
     assert float(dist.log_prob(action)) == pytest.approx(float(expected), rel=1e-4, abs=1e-4)
@@ -149,9 +154,9 @@ def test_log_prob_is_the_sum_of_its_parts(observations, selection_format):
 def test_sampling_frequencies_match_probabilities(observations):
     config, obs = observations
     policy = make_policy(jax.random.key(4), PolicyConfig(channels=8), config.env_config())
-    dist = policy(_first(obs))
+    dist = _distribution(policy, _first(obs))
     count = 4000
-    actions = jax.vmap(dist.sample)(jax.random.split(jax.random.key(5), count))
+    actions = jax.jit(jax.vmap(dist.sample))(jax.random.split(jax.random.key(5), count))
     probs = np.asarray(jax.nn.softmax(dist.operation_logits))
     freq = np.bincount(np.asarray(actions.operation), minlength=ops.NUM_OPERATIONS) / count
     np.testing.assert_allclose(freq, probs, atol=0.03)
@@ -165,13 +170,13 @@ def test_sampling_frequencies_match_probabilities(observations):
     # sampled actions stay in the active area; log-probs agree with a Monte Carlo entropy
     h, w = (int(v) for v in obs.grid_shape[0])
     assert np.all(np.asarray(actions.r1) < h) and np.all(np.asarray(actions.c2) < w)
-    log_probs = jax.vmap(dist.log_prob)(actions)
+    log_probs = jax.jit(jax.vmap(dist.log_prob))(actions)
     assert float(-jnp.mean(log_probs)) == pytest.approx(float(dist.entropy()), rel=0.05)
 
 
 def test_uniform_policy_is_uniform(observations):
     config, obs = observations
-    dist = UniformPolicy("bbox", (8, 8))(_first(obs))
+    dist = _distribution(UniformPolicy("bbox", (8, 8)), _first(obs))
     allowed = np.asarray(obs.allowed_operations[0])
     probs = np.asarray(jax.nn.softmax(dist.operation_logits))
     np.testing.assert_allclose(probs[allowed], 1.0 / allowed.sum(), rtol=1e-5)
