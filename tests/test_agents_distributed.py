@@ -44,7 +44,7 @@ def _config_flags(tasks_file: Path) -> list[str]:
 
 def _train(run_dir: Path, flags: list[str], *extra: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "jaxarc", "train", "--run-dir", str(run_dir), *flags]
-    command += ["--eval-every", "0", "--no-progress", "--no-compile-cache", *extra]
+    command += ["--eval-every", "0", "--no-progress", *extra]
     env = {**os.environ, "XLA_FLAGS": "", "JAX_PLATFORMS": "cpu"}
     return subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -83,11 +83,12 @@ def test_two_processes_train_together_like_one(tmp_path: Path) -> None:
             tmp_path / f"multi{index}",
             flags,
             *("--coordinator-address", address, "--num-processes", "2"),
-            *("--process-id", str(index)),
+            *("--process-id", str(index), "--no-compile-cache"),
         )
         for index in range(2)
     ]
-    processes.append(_train(tmp_path / "single", flags))
+    cache = tmp_path / "xla-cache"
+    processes.append(_train(tmp_path / "single", flags, "--compile-cache-dir", str(cache)))
     outputs = [_finish(process) for process in processes]
     # process 0 printed the config and wrote the run; process 1 wrote nothing
     assert describe_config(tiny_config(tasks_file, 2)) in outputs[0]
@@ -106,3 +107,5 @@ def test_two_processes_train_together_like_one(tmp_path: Path) -> None:
     assert len(saved_multi) == len(saved_single) > 10
     for a, b in zip(saved_multi, saved_single, strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)
+    # the persistent compilation cache kept the compiled update for the next run
+    assert any("update" in entry.name for entry in cache.iterdir()), sorted(cache.iterdir())
