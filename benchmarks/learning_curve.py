@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--eval-every", type=int, default=20)
     parser.add_argument("--eval-tasks", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sampled", action="store_true", help="also evaluate by sampling")
     parser.add_argument("--set", nargs="*", default=[], help="overrides FIELD=VALUE (top level)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
@@ -42,33 +43,47 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
 
     greedy = make_evaluator(config, args.eval_tasks, greedy=True)
-    sampled = make_evaluator(config, args.eval_tasks, greedy=False)
+    sampled = make_evaluator(config, args.eval_tasks, greedy=False) if args.sampled else None
     eval_key = jax.random.key(10_000 + args.seed)  # held-out: never used by training
     uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
-    random_success = float(sampled(uniform, eval_key))
+    random_eval = make_evaluator(config, args.eval_tasks, greedy=False)(uniform, eval_key)
+    random_success = float(random_eval["success"])
+    random_similarity = float(random_eval["similarity"])
     print(f"config: {config}")
-    print(f"uniform random policy: success {random_success:.4f} on {args.eval_tasks} tasks")
+    print(
+        f"uniform random policy: success {random_success:.4f}, final similarity "
+        f"{random_similarity:.3f} on {args.eval_tasks} held-out tasks"
+    )
 
     start = time.perf_counter()
     init, update = make_train(config)
     state = init(jax.random.key(config.seed))
     rows = []
     with out.open("w") as log:
-        log.write(json.dumps({"random_success": random_success, "config": repr(config)}) + "\n")
+        header = {"random_success": random_success, "random_similarity": random_similarity}
+        log.write(json.dumps({**header, "config": repr(config)}) + "\n")
         index = 0
         while True:
             state, metrics = update(state)
             index += 1
             elapsed = time.perf_counter() - start
             last = index >= config.num_updates or elapsed > args.minutes * 60
+            if index % 10 == 0 and index % args.eval_every:
+                print(
+                    f"upd {index:5d}  t {elapsed:7.1f}s  train succ "
+                    f"{float(metrics['success_rate']):.3f} ret {float(metrics['mean_return']):.3f}",
+                    flush=True,
+                )
             if index % args.eval_every == 0 or index == 1 or last:
-                g = float(greedy(state.policy, eval_key))
-                s = float(sampled(state.policy, eval_key))
+                greedy_eval = greedy(state.policy, eval_key)
+                g, g_sim = float(greedy_eval["success"]), float(greedy_eval["similarity"])
+                s = float(sampled(state.policy, eval_key)["success"]) if sampled else float("nan")
                 m = {k: float(v) for k, v in metrics.items()}
                 row = dict(
                     update=index,
                     seconds=round(time.perf_counter() - start, 1),
                     heldout_greedy=g,
+                    heldout_greedy_similarity=g_sim,
                     heldout_sampled=s,
                     **m,
                 )
@@ -77,6 +92,7 @@ def main() -> None:
                 log.flush()
                 print(
                     f"upd {index:5d}  t {row['seconds']:7.1f}s  held-out greedy {g:.3f} "
+                    f"(similarity {g_sim:.3f}) "
                     f"sampled {s:.3f}  train succ {m['success_rate']:.3f} "
                     f"ret {m['mean_return']:.3f} ent {m['entropy']:.2f} kl {m['kl']:.4f} "
                     f"clip {m['clip_fraction']:.3f} eq {m['equal_group_fraction']:.2f}",

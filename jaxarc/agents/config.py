@@ -43,6 +43,20 @@ EDITING_OPERATIONS: tuple[int, ...] = (
 )
 
 
+# What gen/easy needs, plus the other colours as distractors: FLOOD_c, the moves, the flips
+# and SUBMIT (17 operations). The agent still has to infer the rule and the colours.
+GEN_EASY_OPERATIONS: tuple[int, ...] = (
+    *range(ops.FLOOD_0, ops.FLOOD_0 + 10),
+    ops.MOVE_UP,
+    ops.MOVE_DOWN,
+    ops.MOVE_LEFT,
+    ops.MOVE_RIGHT,
+    ops.FLIP_LR,
+    ops.FLIP_TB,
+    ops.SUBMIT,
+)
+
+
 def _positive(owner: str, **values: float) -> None:
     for name, value in values.items():
         if not value > 0:
@@ -174,8 +188,14 @@ PRESETS: dict[str, TrainConfig] = {
     "quick": TrainConfig(
         batch_tasks=16,
         group_size=8,
-        num_updates=1000,
+        rollout_steps=4,
+        allowed_operations=GEN_EASY_OPERATIONS,
+        num_updates=2000,
+        lr=2e-3,
         grpo=GRPOConfig(epochs=1, minibatches=1),
+        policy=PolicyConfig(
+            channels=24, trunk_layers=2, pair_channels=8, context_size=48, head_hidden=48
+        ),
     ),
     "default": TrainConfig(
         batch_tasks=64,

@@ -106,8 +106,9 @@ def evaluate_success(
     num_tasks: int,
     steps: int,
     greedy: bool = True,
-) -> Float32[Array, ""]:
-    """Success rate of ``policy`` on ``num_tasks`` fresh episodes (greedy or sampled)."""
+) -> dict[str, Float32[Array, ""]]:
+    """``policy`` on ``num_tasks`` fresh episodes (greedy or sampled): success rate, mean final
+    similarity of the grid to the target, and mean episode length."""
     reset_key, act_key = jax.random.split(key)
     states, obs = batch_reset(jax.random.split(reset_key, num_tasks), env_config, source)
     tasks = jax.vmap(policy.encode_task)(obs)
@@ -123,7 +124,9 @@ def evaluate_success(
         states, obs, *_ = batch_step(states, actions, env_config)
         return (states, obs), None
 
-    (states, _), _ = jax.lax.scan(
-        one_step, (states, obs), jax.random.split(act_key, steps), unroll=True
-    )
-    return jnp.mean(states.success.astype(jnp.float32))
+    (states, _), _ = jax.lax.scan(one_step, (states, obs), jax.random.split(act_key, steps))
+    return {
+        "success": jnp.mean(states.success.astype(jnp.float32)),
+        "similarity": jnp.mean(states.similarity),
+        "length": jnp.mean(states.step_count.astype(jnp.float32)),
+    }

@@ -87,7 +87,8 @@ def make_train(
     def init(key: PRNGKeyArray) -> TrainState:
         policy_key, state_key = jax.random.split(key)
         policy = make_policy(policy_key, config.policy, env_config, source.max_demos)
-        opt_state = optimizer.init(eqx.filter(policy, eqx.is_inexact_array))
+        with jax.numpy_dtype_promotion("standard"):
+            opt_state = optimizer.init(eqx.filter(policy, eqx.is_inexact_array))
         # the reference gets its own buffers: the update donates both
         ref_policy = jax.tree.map(
             lambda x: jnp.array(x, copy=True) if eqx.is_array(x) else x, policy
@@ -187,8 +188,8 @@ def make_train(
 
 def make_evaluator(
     config: TrainConfig, num_tasks: int | None = None, greedy: bool = True
-) -> Callable[[AbstractPolicy, PRNGKeyArray], Float32[Array, ""]]:
-    """A compiled ``(policy, key) -> success rate`` on fresh held-out episodes.
+) -> Callable[[AbstractPolicy, PRNGKeyArray], Metrics]:
+    """A compiled ``(policy, key) -> {"success", "similarity", "length"}`` on fresh episodes.
 
     Episodes are played in eval mode (the test pair; all demonstration pairs shown) with
     ``rollout_steps`` steps, acting greedily (``greedy``) or by sampling.

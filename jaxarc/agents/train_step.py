@@ -71,7 +71,8 @@ def surrogate_step(
     grad_fn = eqx.filter_value_and_grad(lambda p: grpo_loss(p, batch, config), has_aux=True)
     (_, metrics), grads = grad_fn(policy)
     params = eqx.filter(policy, eqx.is_inexact_array)
-    updates, opt_state = optimizer.update(grads, opt_state, params)
+    with jax.numpy_dtype_promotion("standard"):  # optax mixes int32 counts and floats
+        updates, opt_state = optimizer.update(grads, opt_state, params)
     policy = eqx.apply_updates(policy, updates)
     metrics = dict(metrics, grad_norm=optax.global_norm(grads).astype(jnp.float32))
     return policy, opt_state, metrics
