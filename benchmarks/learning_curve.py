@@ -42,11 +42,17 @@ def main() -> None:
     out = args.out or Path(__file__).parent / "results" / f"learning_curve_{args.preset}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
 
-    greedy = make_evaluator(config, args.eval_tasks, greedy=True)
-    sampled = make_evaluator(config, args.eval_tasks, greedy=False) if args.sampled else None
+    greedy = make_evaluator(config, args.eval_tasks, greedy=True, details=True)
+    sampled = (
+        make_evaluator(config, args.eval_tasks, greedy=False, details=True)
+        if args.sampled
+        else None
+    )
     eval_key = jax.random.key(10_000 + args.seed)  # held-out: never used by training
     uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
-    random_eval = make_evaluator(config, args.eval_tasks, greedy=False)(uniform, eval_key)
+    random_eval = make_evaluator(config, args.eval_tasks, greedy=False, details=True)(
+        uniform, eval_key
+    )
     random_success = float(random_eval["success"])
     random_similarity = float(random_eval["similarity"])
     print(f"config: {config}")

@@ -3,7 +3,6 @@ the adaptive fallback) and a short training run that must beat the random policy
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import equinox as eqx
@@ -195,17 +194,15 @@ def test_short_training_run_beats_the_random_policy():
     instances (eval mode, keys never used in training): the final grids are closer to the
     targets, and the success rate is not lower."""
     config = TrainConfig.preset("quick")
-    evaluate = make_evaluator(config, num_tasks=256, greedy=True)
+    evaluate = make_evaluator(config, num_tasks=256, greedy=True, details=True)
     key = jax.random.key(12345)
     uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
     random_result = evaluate(uniform, key)
     init, update = make_train(config)
     state = init(jax.random.key(0))
-    start = time.perf_counter()
-    updates = 0
-    while updates < 12 or (time.perf_counter() - start < 20.0 and updates < 40):
+    updates = 40  # about a minute on an idle two-core CPU, compile included
+    for _ in range(updates):
         state, _ = update(state)
-        updates += 1
     trained = evaluate(state.policy, key)
     assert float(random_result["success"]) < 0.05
     assert float(trained["success"]) >= float(random_result["success"])

@@ -187,9 +187,11 @@ def make_train(
 
 
 def make_evaluator(
-    config: TrainConfig, num_tasks: int | None = None, greedy: bool = True
-) -> Callable[[AbstractPolicy, PRNGKeyArray], Metrics]:
-    """A compiled ``(policy, key) -> {"success", "similarity", "length"}`` on fresh episodes.
+    config: TrainConfig, num_tasks: int | None = None, greedy: bool = True, details: bool = False
+) -> Callable[[AbstractPolicy, PRNGKeyArray], Float32[Array, ""] | Metrics]:
+    """A compiled ``(policy, key) -> success rate`` on fresh held-out episodes; with
+    ``details`` it returns ``{"success", "similarity", "length"}`` (final similarity of the
+    grid to the target, episode length) instead.
 
     Episodes are played in eval mode (the test pair; all demonstration pairs shown) with
     ``rollout_steps`` steps, acting greedily (``greedy``) or by sampling.
@@ -200,8 +202,9 @@ def make_evaluator(
 
     @eqx.filter_jit
     def evaluate(policy, key):
-        return evaluate_success(
+        result = evaluate_success(
             policy, key, env_config, source, count, config.rollout_steps, greedy=greedy
         )
+        return result if details else result["success"]
 
     return evaluate
