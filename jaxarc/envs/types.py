@@ -85,4 +85,7 @@ class ArcObservation(eqx.Module):
     step_count: Int32[Array, ""]
 
 
+OBSERVATION_FIELDS: tuple[str, ...] = tuple(ArcObservation.__dataclass_fields__)
+"""Names of the observation's fields, in order."""
+
 StepInfo = dict[str, Any]

@@ -29,6 +29,19 @@ def check_render_mode(render_mode: str | None) -> None:
     raise ValueError(f"unknown render_mode {render_mode!r}; supported: {RENDER_MODES}")
 
 
+def episode_length_option(episode_steps: int | None, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with ``episode_steps`` as the environment's ``max_episode_steps``.
+
+    ``gymnasium.make`` keeps ``max_episode_steps`` for its own ``TimeLimit`` wrapper, so the
+    adapters take the environment's own episode length as ``episode_steps``.
+    """
+    if episode_steps is None:
+        return options
+    if "max_episode_steps" in options:
+        raise TypeError("give episode_steps or max_episode_steps, not both")
+    return {**options, "max_episode_steps": episode_steps}
+
+
 @dataclasses.dataclass(frozen=True)
 class JaxBackend:
     """A jaxarc environment taken apart for the adapters (all static)."""

@@ -10,7 +10,12 @@ import numpy as np
 
 from jaxarc.envs.functional import arc_reset, arc_step
 from jaxarc.envs.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
-from jaxarc.gym.backend import RENDER_MODES, JaxBackend, check_render_mode
+from jaxarc.gym.backend import (
+    RENDER_MODES,
+    JaxBackend,
+    check_render_mode,
+    episode_length_option,
+)
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
     action_space,
@@ -53,10 +58,7 @@ class ArcGymnasiumEnv(gymnasium.Env):
         **options: Any,
     ):
         check_render_mode(render_mode)
-        if episode_steps is not None:
-            if "max_episode_steps" in options:
-                raise TypeError("give episode_steps or max_episode_steps, not both")
-            options["max_episode_steps"] = episode_steps
+        options = episode_length_option(episode_steps, options)
         if jax_env is not None:
             if options:
                 raise TypeError(f"options {sorted(options)} do not apply when jax_env is given")

@@ -18,6 +18,7 @@ from gymnasium import spaces
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
+from jaxarc.envs.types import OBSERVATION_FIELDS
 
 # ArcObservation fields that are boolean masks (delivered as int8 0/1)
 MASK_FIELDS: tuple[str, ...] = ("demo_mask", "clipboard_mask", "allowed_operations")
@@ -85,23 +86,6 @@ def observation_to_numpy(obs) -> dict[str, np.ndarray]:
         value = np.asarray(getattr(obs, name))
         out[name] = value.astype(np.int8) if name in MASK_FIELDS else value
     return out
-
-
-OBSERVATION_FIELDS: tuple[str, ...] = (
-    "grid",
-    "grid_shape",
-    "input_grid",
-    "input_shape",
-    "demo_inputs",
-    "demo_outputs",
-    "demo_input_shapes",
-    "demo_output_shapes",
-    "demo_mask",
-    "clipboard",
-    "clipboard_mask",
-    "allowed_operations",
-    "step_count",
-)
 
 
 def action_from_gymnasium(action: Mapping, config: JaxArcConfig) -> AbstractAction:

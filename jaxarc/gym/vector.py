@@ -27,7 +27,12 @@ from gymnasium.vector.utils import batch_space
 
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.types import SourceRef
-from jaxarc.gym.backend import RENDER_MODES, JaxBackend, check_render_mode
+from jaxarc.gym.backend import (
+    RENDER_MODES,
+    JaxBackend,
+    check_render_mode,
+    episode_length_option,
+)
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
     action_space,
@@ -144,10 +149,7 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         **options: Any,
     ):
         check_render_mode(render_mode)
-        if episode_steps is not None:
-            if "max_episode_steps" in options:
-                raise TypeError("give episode_steps or max_episode_steps, not both")
-            options["max_episode_steps"] = episode_steps
+        options = episode_length_option(episode_steps, options)
         if not (isinstance(num_envs, int) and num_envs >= 1):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if jax_env is not None:

@@ -11,23 +11,10 @@ import numpy as np
 from gymnax.environments import spaces
 from jaxtyping import Array, Float32, PRNGKeyArray
 
+from jaxarc.envs.types import OBSERVATION_FIELDS
 from jaxarc.wrappers.base import AbstractEnvWrapper
 
-DEFAULT_FIELDS: tuple[str, ...] = (
-    "grid",
-    "grid_shape",
-    "input_grid",
-    "input_shape",
-    "demo_inputs",
-    "demo_outputs",
-    "demo_input_shapes",
-    "demo_output_shapes",
-    "demo_mask",
-    "clipboard",
-    "clipboard_mask",
-    "allowed_operations",
-    "step_count",
-)
+DEFAULT_FIELDS: tuple[str, ...] = OBSERVATION_FIELDS  # every observation field
 
 
 class FlattenObservationWrapper(AbstractEnvWrapper):
