@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import datetime
 import json
+import os
 import platform
 import time
 from collections.abc import Callable
@@ -77,10 +78,10 @@ def bench_config(args: argparse.Namespace) -> Any:
     return dataclasses.replace(config, **changes)
 
 
-def _rollout_batch(config: Any, policy: Any, key: Any) -> Any:
-    """One minibatch of real rollouts (as the trainer builds it) for the step benchmark."""
+def _make_collect(config: Any) -> Callable[[Any, Any], Any]:
+    """Compiled ``(policy, key) -> TrainingBatchJAX``: the trainer's group rollouts (policy +
+    environment) and advantages, for the step benchmark and the rollout timing."""
     import equinox as eqx
-    import jax
 
     from jaxarc.agents import TrainingBatchJAX, compute_advantages, group_rollout
     from jaxarc.agents.train import load_task_source
@@ -111,9 +112,7 @@ def _rollout_batch(config: Any, policy: Any, key: Any) -> Any:
             valid=trajectories.valid,
         )
 
-    batch = collect(policy, key)
-    size = config.batch_tasks * config.group_size // config.grpo.minibatches
-    return jax.tree.map(lambda x: x[:size], batch)
+    return collect
 
 
 def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
@@ -176,25 +175,44 @@ def run_train_benchmark(
     policy = make_policy(jax.random.key(0), config.policy, config.env_config(), source.max_demos)
     optimizer = make_optimizer(config)
     opt_state = optimizer.init(eqx.filter(policy, eqx.is_inexact_array))
-    log("collecting a rollout batch ...")
-    batch = _rollout_batch(config, policy, jax.random.key(1))
+    log("rollouts (policy + environment) ...")
+    collect = _make_collect(config)
+    full_batch, rollout_first_s = _timed(lambda: collect(policy, jax.random.key(1)))
+    rollout_s = sum(_timed(lambda: collect(policy, jax.random.key(2)))[1] for _ in range(updates))
+    rollout_s /= updates
     copy = lambda tree: jax.tree.map(lambda x: x.copy() if eqx.is_array(x) else x, tree)
 
-    log("surrogate step: compiled ...")
-    step = create_jax_surrogate_train_step(policy, optimizer, config.grpo)
-    (p, o, _), compile_s = _timed(lambda: step(copy(policy), copy(opt_state), copy(batch)))
-    inputs = [copy(batch) for _ in range(compiled_steps)]  # donated: one copy per call
-    tic = time.perf_counter()
-    for part in inputs:
-        p, o, metrics = step(p, o, part)
-    jax.block_until_ready(metrics)
-    compiled_s = (time.perf_counter() - tic) / compiled_steps
-
-    log("surrogate step: eager (jax.disable_jit) ...")
-    with jax.disable_jit():
-        eager = lambda: surrogate_step(policy, opt_state, batch, optimizer, config.grpo)
-        _, eager_first_s = _timed(eager)  # warm-up: per-op kernels compile here
-        eager_s = sum(_timed(eager)[1] for _ in range(eager_steps)) / eager_steps
+    minibatch = episodes // config.grpo.minibatches
+    step_rows = []
+    for size in sorted({1, 8, minibatch} & set(range(1, minibatch + 1))):
+        log(f"surrogate step on {size} episodes: compiled, then eager (jax.disable_jit) ...")
+        batch = jax.tree.map(lambda x, size=size: x[:size], full_batch)
+        step = create_jax_surrogate_train_step(policy, optimizer, config.grpo)
+        first_call = lambda step=step, batch=batch: step(copy(policy), copy(opt_state), copy(batch))
+        (p, o, _), compile_s = _timed(first_call)
+        inputs = [copy(batch) for _ in range(compiled_steps)]  # donated: one copy per call
+        tic = time.perf_counter()
+        for part in inputs:
+            p, o, metrics = step(p, o, part)
+        jax.block_until_ready(metrics)
+        compiled_s = (time.perf_counter() - tic) / compiled_steps
+        with jax.disable_jit():
+            eager = lambda batch=batch: surrogate_step(
+                policy, opt_state, batch, optimizer, config.grpo
+            )
+            _, eager_first_s = _timed(eager)  # warm-up: per-op kernels compile here
+            eager_s = sum(_timed(eager)[1] for _ in range(eager_steps)) / eager_steps
+        step_rows.append(
+            {
+                "episodes": size,
+                "compile_seconds": compile_s,
+                "compiled_seconds": compiled_s,
+                "eager_first_seconds": eager_first_s,
+                "eager_seconds": eager_s,
+                "speedup": eager_s / compiled_s,
+            }
+        )
+    training_step = step_rows[-1]
 
     log("whole update (make_train) ...")
     init, update = make_train(config, make_data_mesh())
@@ -224,11 +242,18 @@ def run_train_benchmark(
             "minibatches": config.grpo.minibatches,
             "minibatch_episodes": episodes // config.grpo.minibatches,
         },
-        "step_compile_seconds": compile_s,
-        "step_compiled_seconds": compiled_s,
-        "step_eager_first_seconds": eager_first_s,
-        "step_eager_seconds": eager_s,
-        "step_speedup": eager_s / compiled_s,
+        "step_compile_seconds": training_step["compile_seconds"],
+        "step_compiled_seconds": training_step["compiled_seconds"],
+        "step_eager_seconds": training_step["eager_seconds"],
+        "step_speedup": training_step["speedup"],
+        "step_by_minibatch": step_rows,
+        "rollout_first_call_seconds": rollout_first_s,
+        "rollout_seconds": rollout_s,
+        "rollout_share": rollout_s / update_s,
+        "steps_share": training_step["compiled_seconds"]
+        * config.grpo.epochs
+        * config.grpo.minibatches
+        / update_s,
         "update_first_call_seconds": update_first_s,
         "update_seconds": update_s,
         "env_steps_per_update": steps_per_update,
@@ -240,13 +265,12 @@ def run_train_benchmark(
         "jax_version": jax.__version__,
         "machine": platform.machine(),
         "processor_count": _cpu_count(),
+        "load_average_1min_after": os.getloadavg()[0],
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
 
 
 def _cpu_count() -> int:
-    import os
-
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
@@ -258,14 +282,24 @@ def format_table(results: dict[str, Any]) -> str:
     rows = [
         ("config", f"{shape}, {c['selection_format']}, minibatch {c['minibatch_episodes']} eps"),
         ("train step, first call (trace + compile)", f"{r['step_compile_seconds']:.2f} s"),
-        ("train step, compiled (sustained)", f"{r['step_compiled_seconds'] * 1e3:.2f} ms"),
-        ("train step, eager under jax.disable_jit()", f"{r['step_eager_seconds']:.2f} s"),
-        ("compiled / eager speed-up", f"{r['step_speedup']:.0f}x"),
+    ]
+    for row in r["step_by_minibatch"]:
+        rows.append(
+            (
+                f"train step on {row['episodes']} episodes: compiled / eager",
+                f"{row['compiled_seconds'] * 1e3:.2f} ms / {row['eager_seconds'] * 1e3:.0f} ms "
+                f"= {row['speedup']:.0f}x",
+            )
+        )
+    rows += [
         ("update (rollouts + all steps), first call", f"{r['update_first_call_seconds']:.1f} s"),
         ("update, sustained", f"{r['update_seconds'] * 1e3:.1f} ms"),
         ("training throughput", f"{r['env_steps_per_second']:,.0f} env steps/s"),
+        ("rollouts (policy + environment) share", f"{r['rollout_share']:.1%}"),
+        ("surrogate steps share", f"{r['steps_share']:.1%}"),
         ("environment alone, same steps", f"{r['env_only_seconds'] * 1e3:.1f} ms"),
         ("environment share of an update", f"{r['env_share']:.1%}"),
+        ("load average (1 min) after the run", f"{r['load_average_1min_after']:.1f}"),
         ("devices", f"{len(r['devices'])} x {r['devices'][0]}"),
     ]
     width = max(len(name) for name, _ in rows)
