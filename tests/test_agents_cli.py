@@ -189,7 +189,7 @@ class _SubmitAtOnce(AbstractPolicy):
     """Submits the start grid at the first step: solves exactly the pairs whose test output
     equals the test input (canvas-agnostic: no weights)."""
 
-    def __call__(self, obs: ArcObservation) -> PointDistribution:
+    def act(self, obs: ArcObservation, task: object) -> PointDistribution:
         op_logits = jnp.full(ops.NUM_OPERATIONS, MASKED_LOGIT, jnp.float32).at[ops.SUBMIT].set(0.0)
         cells = obs.grid.shape[0] * obs.grid.shape[1]
         return PointDistribution(
@@ -202,7 +202,7 @@ class _FlatLinearPolicy(AbstractPolicy):
 
     layer: eqx.nn.Linear
 
-    def __call__(self, obs: ArcObservation) -> PointDistribution:
+    def act(self, obs: ArcObservation, task: object) -> PointDistribution:
         op_logits = self.layer(obs.grid.reshape(-1).astype(jnp.float32))
         cells = obs.grid.shape[0] * obs.grid.shape[1]
         return PointDistribution(
