@@ -12,6 +12,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
+
+# a subprocess per run, each compiling the trainer (~100-160 s on a busy 2-core machine)
+pytestmark = pytest.mark.slow
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
