@@ -197,10 +197,11 @@ def test_short_training_run_beats_the_random_policy():
     evaluate = make_evaluator(config, num_tasks=256, greedy=True, details=True)
     key = jax.random.key(12345)
     uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
-    random_result = evaluate(uniform, key)
+    sample = make_evaluator(config, num_tasks=256, greedy=False, details=True)
+    random_result = sample(uniform, key)  # the random policy acts by sampling
     init, update = make_train(config)
     state = init(jax.random.key(0))
-    updates = 40  # about a minute on an idle two-core CPU, compile included
+    updates = 50  # about a minute of updates on an idle two-core CPU (plus compile)
     for _ in range(updates):
         state, _ = update(state)
     trained = evaluate(state.policy, key)

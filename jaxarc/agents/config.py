@@ -190,9 +190,12 @@ PRESETS: dict[str, TrainConfig] = {
         group_size=8,
         rollout_steps=4,
         allowed_operations=GEN_EASY_OPERATIONS,
+        failed_submit_penalty=0.0,  # a penalty teaches "never submit" (truncation is free)
         num_updates=2000,
         lr=2e-3,
-        grpo=GRPOConfig(epochs=1, minibatches=1),
+        # Dr. GRPO advantages: "group" divides by the std and blows a 0.01 step-penalty
+        # difference up to +-1, collapsing the policy onto an immediate SUBMIT
+        grpo=GRPOConfig(advantage="none", entropy_coef=0.01, epochs=1, minibatches=1),
         policy=PolicyConfig(
             channels=24, trunk_layers=2, pair_channels=8, context_size=48, head_hidden=48
         ),
