@@ -3,6 +3,9 @@ PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
+# `make run TRAIN_ARGS="--preset quick --num-updates 20"` changes the run.
+TRAIN_ARGS ?= --preset quick --run-dir runs/quick
+
 .PHONY: run test lint bench clean
 
 $(BIN)/jaxarc: pyproject.toml
@@ -12,7 +15,7 @@ $(BIN)/jaxarc: pyproject.toml
 	touch $(BIN)/jaxarc
 
 run: $(BIN)/jaxarc  ## the main job on the embedded default data
-	$(BIN)/jaxarc train --preset quick
+	$(BIN)/jaxarc train $(TRAIN_ARGS)
 
 test: $(BIN)/jaxarc  ## the whole test suite
 	$(BIN)/ruff check jaxarc tests examples benchmarks
