@@ -51,7 +51,7 @@ def load_task_source(config: TrainConfig) -> AbstractTaskSource:
         return make_generator(config.source, canvas=(config.canvas, config.canvas))
     from jaxarc.data import load_source
 
-    return load_source(config.source)
+    return load_source(config.source, canvas_shape=(config.canvas, config.canvas))
 
 
 def _episode_constraint(mesh: Mesh | None) -> Callable:
