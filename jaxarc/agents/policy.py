@@ -33,6 +33,7 @@ from jaxarc.agents.distributions import (
 )
 from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.episode import area_mask
 from jaxarc.envs.types import ArcObservation
 
 NUM_COLOURS = ops.NUM_COLORS
@@ -72,12 +73,6 @@ def _one_hot_padded(grid: Int8[Array, "*b H W"]) -> Float32[Array, "*b 11 H W"]:
     """One-hot over ``-1`` (padding) and the ten colours, channel axis before ``H W``."""
     hot = jax.nn.one_hot(grid.astype(jnp.int32) + 1, 11, dtype=jnp.float32)
     return jnp.moveaxis(hot, -1, -3)
-
-
-def _area(shape: Int32[Array, " 2"], canvas: tuple[int, int]) -> Bool[Array, "H W"]:
-    rows = jnp.arange(canvas[0], dtype=jnp.int32)[:, None]
-    cols = jnp.arange(canvas[1], dtype=jnp.int32)[None, :]
-    return (rows < shape[0]) & (cols < shape[1])
 
 
 def _symmetric_views(grid: Int8[Array, "H W"], shape: Int32[Array, " 2"]) -> Int8[Array, "4 H W"]:
@@ -123,7 +118,7 @@ def _pair_statistics(
     hot_out = jax.nn.one_hot(jnp.where(both, out, -1).astype(jnp.int32), NUM_COLOURS)
     cells = jnp.maximum(_count(both), 1.0)
     transitions = jnp.einsum("hwi,hwj->ij", hot_in, hot_out) / cells
-    inside_out = _area(out_shape, out.shape)
+    inside_out = area_mask(out_shape, out.shape)
     views = _symmetric_views(inp, in_shape)
     same_shape = jnp.all(in_shape == out_shape)
     matches = jnp.sum((views == out[None]) & inside_out[None], axis=(1, 2)).astype(jnp.float32)
@@ -279,7 +274,7 @@ class ConvPolicy(AbstractPolicy):
         _, grid_symmetry, grid_shift = _pair_statistics(
             obs.input_grid, obs.grid, obs.input_shape, obs.grid_shape
         )
-        area = _area(obs.grid_shape, self.canvas)
+        area = area_mask(obs.grid_shape, self.canvas)
         changed = _count((obs.grid != obs.input_grid) & area) / jnp.maximum(_count(area), 1.0)
         step = jax.nn.one_hot(jnp.minimum(obs.step_count, STEP_FEATURES - 1), STEP_FEATURES)
         features = jnp.concatenate([task.features, grid_symmetry, grid_shift, changed[None], step])
@@ -290,7 +285,7 @@ class ConvPolicy(AbstractPolicy):
         rows = jnp.broadcast_to(jnp.arange(height, dtype=jnp.int32)[:, None], self.canvas)
         cols = jnp.broadcast_to(jnp.arange(width, dtype=jnp.int32)[None, :], self.canvas)
         last_row, last_col = obs.grid_shape[0] - 1, obs.grid_shape[1] - 1
-        area = _area(obs.grid_shape, self.canvas)
+        area = area_mask(obs.grid_shape, self.canvas)
         position = jnp.stack(
             [
                 rows.astype(jnp.float32) / height,
@@ -333,7 +328,7 @@ class ConvPolicy(AbstractPolicy):
             if index == 0:
                 x = x + self.context_to_trunk(context)[None, None, :]
             x = jax.nn.relu(x)
-        area = _area(obs.grid_shape, self.canvas)
+        area = area_mask(obs.grid_shape, self.canvas)
         cells = jnp.maximum(_count(area), 1.0)
         pooled_mean = jnp.sum(jnp.where(area[..., None], x, 0.0), axis=(0, 1)) / cells
         pooled_max = jnp.max(jnp.where(area[..., None], x, -1e9), axis=(0, 1))
@@ -341,7 +336,7 @@ class ConvPolicy(AbstractPolicy):
 
         # colour-equivariant scores for FILL_c (0..9) and FLOOD_c (10..19)
         grid_counts = jnp.sum(jax.nn.one_hot(jnp.where(area, obs.grid, -1), NUM_COLOURS), (0, 1))
-        input_area = _area(obs.input_shape, self.canvas)
+        input_area = area_mask(obs.input_shape, self.canvas)
         input_counts = jnp.sum(
             jax.nn.one_hot(jnp.where(input_area, obs.input_grid, -1), NUM_COLOURS), (0, 1)
         )
@@ -392,7 +387,7 @@ class UniformPolicy(AbstractPolicy):
 
     def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution:
         del task
-        area = _area(obs.grid_shape, self.canvas)
+        area = area_mask(obs.grid_shape, self.canvas)
         op_logits = jnp.where(obs.allowed_operations, 0.0, MASKED_LOGIT).astype(jnp.float32)
         maps = jnp.where(area, 0.0, MASKED_LOGIT).astype(jnp.float32)
         num_ops, cells = ops.NUM_OPERATIONS, self.canvas[0] * self.canvas[1]

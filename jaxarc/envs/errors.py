@@ -11,6 +11,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.episode import area_mask
 from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcState
@@ -47,9 +48,7 @@ class JAXErrorHandler:
         """``state`` unchanged, or an error naming the broken invariant."""
         canvas = state.grid.shape
         grid = state.grid
-        rows = jnp.arange(canvas[0], dtype=jnp.int32)[:, None]
-        cols = jnp.arange(canvas[1], dtype=jnp.int32)[None, :]
-        inside = (rows < state.grid_shape[0]) & (cols < state.grid_shape[1])
+        inside = area_mask(state.grid_shape, canvas)
         shape_ok = jnp.all(state.grid_shape >= 1) & (state.grid_shape[0] <= canvas[0])
         shape_ok = shape_ok & (state.grid_shape[1] <= canvas[1])
         grid = eqx.error_if(grid, ~shape_ok, "inconsistent state: grid_shape outside the canvas")
