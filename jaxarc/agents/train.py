@@ -26,7 +26,7 @@ from jaxarc.agents.advantages import compute_advantages
 from jaxarc.agents.config import TrainConfig
 from jaxarc.agents.loss import TrainingBatchJAX, policy_log_probs_and_entropy
 from jaxarc.agents.policy import AbstractPolicy, make_policy
-from jaxarc.agents.rollout import evaluate_success, group_rollout
+from jaxarc.agents.rollout import Trajectories, evaluate_success, group_rollout
 from jaxarc.agents.train_step import make_optimizer, surrogate_step
 from jaxarc.data.source import AbstractTaskSource
 
@@ -69,7 +69,6 @@ def make_train(
     """``(init, update)`` for ``config``; ``update`` is compiled once and reused."""
     env_config = config.env_config()
     source = load_task_source(config)
-    reward_params = config.reward_params()
     optimizer = make_optimizer(config)
     grpo = config.grpo
     episodes = config.batch_tasks * config.group_size
@@ -100,32 +99,9 @@ def make_train(
 
     def update(state: TrainState) -> tuple[TrainState, Metrics]:
         key, rollout_key, shuffle_key = jax.random.split(state.key, 3)
-        trajectories = group_rollout(
-            state.policy,
-            rollout_key,
-            env_config,
-            source,
-            reward_params,
-            config.batch_tasks,
-            config.group_size,
-            config.rollout_steps,
-            constrain=constrain,
-        )
-        returns = trajectories.returns.reshape(config.batch_tasks, config.group_size)
-        advantages, equal_fraction = compute_advantages(returns, grpo.advantage)
-        if grpo.beta > 0:
-            ref_log_probs, _ = policy_log_probs_and_entropy(
-                state.ref_policy, trajectories.obs, trajectories.actions
-            )
-        else:
-            ref_log_probs = trajectories.log_probs
-        batch = TrainingBatchJAX(
-            obs=trajectories.obs,
-            actions=trajectories.actions,
-            old_log_probs=trajectories.log_probs,
-            ref_log_probs=jax.lax.stop_gradient(ref_log_probs),
-            advantages=advantages.reshape(-1),
-            valid=trajectories.valid,
+        ref_policy = state.ref_policy if grpo.beta > 0 else None
+        batch, trajectories, equal_fraction = collect_batch(
+            state.policy, ref_policy, rollout_key, config, source, constrain
         )
         batch = constrain(batch)
 
@@ -184,6 +160,50 @@ def make_train(
 
         compiled_update = eqx.filter_jit(sharded_update, donate="all")
     return init, compiled_update
+
+
+def collect_batch(
+    policy: AbstractPolicy,
+    ref_policy: AbstractPolicy | None,
+    key: PRNGKeyArray,
+    config: TrainConfig,
+    source: AbstractTaskSource,
+    constrain: Callable = lambda tree: tree,
+) -> tuple[TrainingBatchJAX, Trajectories, Float32[Array, ""]]:
+    """One GRPO rollout batch: ``(batch, trajectories, equal-group fraction)``.
+
+    B x G group rollouts of ``policy`` and their per-group advantages; the reference
+    log-probabilities come from ``ref_policy`` (``None``: the sampling log-probabilities,
+    i.e. no KL term).
+    """
+    trajectories = group_rollout(
+        policy,
+        key,
+        config.env_config(),
+        source,
+        config.reward_params(),
+        config.batch_tasks,
+        config.group_size,
+        config.rollout_steps,
+        constrain=constrain,
+    )
+    returns = trajectories.returns.reshape(config.batch_tasks, config.group_size)
+    advantages, equal_fraction = compute_advantages(returns, config.grpo.advantage)
+    if ref_policy is not None:
+        ref_log_probs, _ = policy_log_probs_and_entropy(
+            ref_policy, trajectories.obs, trajectories.actions
+        )
+    else:
+        ref_log_probs = trajectories.log_probs
+    batch = TrainingBatchJAX(
+        obs=trajectories.obs,
+        actions=trajectories.actions,
+        old_log_probs=trajectories.log_probs,
+        ref_log_probs=jax.lax.stop_gradient(ref_log_probs),
+        advantages=advantages.reshape(-1),
+        valid=trajectories.valid,
+    )
+    return batch, trajectories, equal_fraction
 
 
 def make_evaluator(

@@ -83,34 +83,13 @@ def _make_collect(config: Any) -> Callable[[Any, Any], Any]:
     environment) and advantages, for the step benchmark and the rollout timing."""
     import equinox as eqx
 
-    from jaxarc.agents import TrainingBatchJAX, compute_advantages, group_rollout
-    from jaxarc.agents.train import load_task_source
+    from jaxarc.agents.train import collect_batch, load_task_source
 
     source = load_task_source(config)
-    env_config, reward_params = config.env_config(), config.reward_params()
 
     @eqx.filter_jit
     def collect(policy, key):
-        trajectories = group_rollout(
-            policy,
-            key,
-            env_config,
-            source,
-            reward_params,
-            config.batch_tasks,
-            config.group_size,
-            config.rollout_steps,
-        )
-        returns = trajectories.returns.reshape(config.batch_tasks, config.group_size)
-        advantages, _ = compute_advantages(returns, config.grpo.advantage)
-        return TrainingBatchJAX(
-            obs=trajectories.obs,
-            actions=trajectories.actions,
-            old_log_probs=trajectories.log_probs,
-            ref_log_probs=trajectories.log_probs,
-            advantages=advantages.reshape(-1),
-            valid=trajectories.valid,
-        )
+        return collect_batch(policy, None, key, config, source)[0]
 
     return collect
 
