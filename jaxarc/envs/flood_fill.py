@@ -1,19 +1,20 @@
-"""Flood fill of 4-connected same-colour regions on bit-packed rows.
+"""Flood fill of 4-connected same-colour regions on bit-packed lines.
 
-Each row is one ``uint32`` word (see :mod:`jaxarc.envs.bit_rows`). Two link masks describe the
-graph: ``right_links[r]`` bit ``c`` is set when cell ``(r, c)`` has the colour of ``(r, c + 1)``,
-``down_links[r]`` bit ``c`` when it has the colour of ``(r + 1, c)``. A region grows from its
-seeds in rounds; one round
+Each column of the canvas is one ``uint32`` word, bit ``r`` = row ``r`` (see
+:mod:`jaxarc.envs.bit_rows`); a column is a *line*. Two link masks describe the graph:
+``along[c]`` bit ``r`` is set when cell ``(r, c)`` has the colour of ``(r + 1, c)`` (the next
+cell of its line), ``across[c]`` bit ``r`` when it has the colour of ``(r, c + 1)`` (the same
+cell of the next line). A region grows from its seeds in rounds; one round
 
-* sweeps down the rows, then up: each row takes the cells its linked neighbour row passes on,
-  then completes every horizontal run it touches, towards higher columns with one carrying
-  addition (``((links + seeds) ^ links) | seeds``) and towards lower columns with a log-step
-  (Kogge-Stone) shift-and-mask fill.
+* sweeps over the lines forwards, then backwards (``lax.scan``): each line takes the cells its
+  linked neighbour line passes on, then completes every run along the line it touches, towards
+  higher bits with one carrying addition (``((links + seeds) ^ links) | seeds``) and towards
+  lower bits with a log-step (Kogge-Stone) shift-and-mask fill.
 
 Rounds repeat in a ``lax.while_loop`` until no word changes, so every region fills completely
 (no iteration cap) and a call without seeds costs one comparison. Under ``vmap`` a custom
-batching rule runs the loop once for the whole batch with rows leading (``[H, batch]``), each
-row its own array, so a sweep is one fused loop vectorised across environments.
+batching rule runs the loop once for the whole batch with lines leading (``[L, batch]``), each
+line its own array, so a sweep step is elementwise and vectorised across environments.
 """
 
 from __future__ import annotations
@@ -21,68 +22,71 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 from jax import lax
-from jaxtyping import Array, Bool, Int8, UInt32
+from jaxtyping import Array, Bool, Int8, Int32, UInt32
 
-from jaxarc.envs.bit_rows import WORD_BITS, check_width, pack_rows, unpack_rows
+from jaxarc.envs.bit_rows import (
+    WORD_BITS,
+    check_width,
+    pack_columns,
+    pack_equal_columns,
+    unpack_columns,
+)
+from jaxarc.envs.fusion_barrier import materialize
 
-UNROLL = 1  # rows per scan iteration
+UNROLL = 1  # lines per scan iteration
 
 
-def _fill_run_rows(
-    filled: UInt32[Array, " B"], right_links: UInt32[Array, " B"], chains: list[UInt32[Array, " B"]]
+def _fill_runs(
+    filled: UInt32[Array, " B"], along: UInt32[Array, " B"], chains: list[UInt32[Array, " B"]]
 ) -> UInt32[Array, " B"]:
-    """Complete every linked horizontal run that ``filled`` touches (one row of each env)."""
-    filled = ((right_links + (filled & right_links)) ^ right_links) | filled
+    """Complete every linked run along the line that ``filled`` touches (one line of each env)."""
+    filled = ((along + (filled & along)) ^ along) | filled
     for k, chain in enumerate(chains):
         filled = filled | (chain & jnp.right_shift(filled, jnp.uint32(1 << k)))
     return filled
 
 
-def _fill_rows_leading(
-    seeds: UInt32[Array, "H B"], right_links: UInt32[Array, "H B"], down_links: UInt32[Array, "H B"]
-) -> UInt32[Array, "H B"]:
-    """The flood fill proper, for a batch of environments with rows on the leading axis.
+def _fill_lines_leading(
+    seeds: UInt32[Array, "L B"], along: UInt32[Array, "L B"], across: UInt32[Array, "L B"]
+) -> UInt32[Array, "L B"]:
+    """The flood fill proper, for a batch of environments with lines on the leading axis.
 
-    A round is a downward then an upward ``lax.scan`` over the rows; each row takes the filled
-    cells its linked neighbour row passes on, then completes its horizontal runs. Every scan
-    step is elementwise across the batch (contiguous ``[B]`` rows).
+    A round is a forward then a backward ``lax.scan`` over the lines; each line takes the
+    filled cells its linked neighbour line passes on, then completes its runs. Every scan step
+    is elementwise across the batch (contiguous ``[B]`` lines).
     """
-    chains = [right_links]
+    chains = [along]
     for k in range((WORD_BITS - 1).bit_length() - 1):
         chains.append(chains[-1] & jnp.right_shift(chains[-1], jnp.uint32(1 << k)))
-    row_chains = jnp.stack(chains, axis=1)  # [H, levels, B]
-    # Link from the previous row in sweep order: down sweep uses down_links[r - 1].
-    zero_row = jnp.zeros_like(down_links[:1])
-    links_from_above = jnp.concatenate([zero_row, down_links[:-1]])
+    line_chains = jnp.stack(chains, axis=1)  # [L, levels, B]
+    # Link from the previous line in sweep order: the forward sweep uses across[i - 1].
+    across_before = jnp.concatenate([jnp.zeros_like(across[:1]), across[:-1]])
 
-    def step_down(previous, row):
-        filled, link, right, chain = row
-        filled = _fill_run_rows(filled | (link & previous), right, list(chain))
+    def forward(previous, line):
+        filled, link, runs, chain = line
+        filled = _fill_runs(filled | (link & previous), runs, list(chain))
         return filled, filled
 
-    def step_up(carry, row):
+    def backward(carry, line):
         previous, changed = carry
-        before, filled, link, right, chain = row
-        filled = _fill_run_rows(filled | (link & previous), right, list(chain))
+        before, filled, link, runs, chain = line
+        filled = _fill_runs(filled | (link & previous), runs, list(chain))
         return (filled, changed | (filled != before)), filled
 
     def fill_once(carry):
-        filled_rows, _ = carry
-        start = jnp.zeros_like(filled_rows[0])
-        _, rows = lax.scan(
-            step_down,
-            start,
-            (filled_rows, links_from_above, right_links, row_chains),
-            unroll=UNROLL,
+        filled_lines, _ = carry
+        start = jnp.zeros_like(filled_lines[0])
+        _, lines = lax.scan(
+            forward, start, (filled_lines, across_before, along, line_chains), unroll=UNROLL
         )
-        (_, changed), rows = lax.scan(
-            step_up,
+        (_, changed), lines = lax.scan(
+            backward,
             (start, jnp.zeros(start.shape, bool)),
-            (filled_rows, rows, down_links, right_links, row_chains),
+            (filled_lines, lines, across, along, line_chains),
             reverse=True,
             unroll=UNROLL,
         )
-        return rows, jnp.any(changed)
+        return lines, jnp.any(changed)
 
     filled, _ = lax.while_loop(lambda carry: carry[1], fill_once, (seeds, jnp.any(seeds != 0)))
     return filled
@@ -90,30 +94,29 @@ def _fill_rows_leading(
 
 @jax.custom_batching.custom_vmap
 def fill_regions(
-    seeds: UInt32[Array, " H"], right_links: UInt32[Array, " H"], down_links: UInt32[Array, " H"]
-) -> UInt32[Array, " H"]:
+    seeds: UInt32[Array, " L"], along: UInt32[Array, " L"], across: UInt32[Array, " L"]
+) -> UInt32[Array, " L"]:
     """Words of the union of the linked regions containing the seed bits (one environment)."""
-    return _fill_rows_leading(seeds[:, None], right_links[:, None], down_links[:, None])[:, 0]
+    return _fill_lines_leading(seeds[:, None], along[:, None], across[:, None])[:, 0]
 
 
 @fill_regions.def_vmap
-def _fill_regions_batched(axis_size, in_batched, seeds, right_links, down_links):
-    """Batched rule: move the batch axis last so rows lead, and loop once for the batch."""
-    rows_leading = [
+def _fill_regions_batched(axis_size, in_batched, seeds, along, across):
+    """Batched rule: move the batch axis last so lines lead, and loop once for the batch."""
+    lines_leading = [
         jnp.moveaxis(x, 0, -1) if batched else jnp.broadcast_to(x[:, None], (*x.shape, axis_size))
-        for x, batched in zip((seeds, right_links, down_links), in_batched, strict=True)
+        for x, batched in zip((seeds, along, across), in_batched, strict=True)
     ]
-    return jnp.moveaxis(_fill_rows_leading(*rows_leading), -1, 0), True
+    return jnp.moveaxis(_fill_lines_leading(*lines_leading), -1, 0), True
 
 
-def link_words(grid: Int8[Array, "H W"]) -> tuple[UInt32[Array, " H"], UInt32[Array, " H"]]:
-    """``(right_links, down_links)`` of ``grid``: same-colour neighbours to the right / below."""
+def link_words(grid: Int8[Array, "H W"]) -> tuple[UInt32[Array, " W"], UInt32[Array, " W"]]:
+    """``(along, across)`` of ``grid``: same-colour neighbours below / to the right."""
     height, width = grid.shape
     check_width(width)
+    below = jnp.concatenate([grid[:-1] == grid[1:], jnp.zeros((1, width), bool)], axis=0)
     right = jnp.concatenate([grid[:, :-1] == grid[:, 1:], jnp.zeros((height, 1), bool)], axis=1)
-    down = jnp.concatenate([grid[:-1] == grid[1:], jnp.zeros((1, width), bool)], axis=0)
-    links = pack_rows(jnp.stack([right, down]))
-    return links[0], links[1]
+    return pack_columns(below), pack_columns(right)
 
 
 def flood_regions(grid: Int8[Array, "H W"], seeds: Bool[Array, "H W"]) -> Bool[Array, "H W"]:
@@ -122,5 +125,27 @@ def flood_regions(grid: Int8[Array, "H W"], seeds: Bool[Array, "H W"]) -> Bool[A
     Cells of different colours never connect, so seeds of several colours each fill their own
     region. Cells outside the active area hold -1 and never connect to colours 0..9.
     """
-    right_links, down_links = link_words(grid)
-    return unpack_rows(fill_regions(pack_rows(seeds), right_links, down_links), grid.shape[1])
+    along, across = materialize(link_words(grid))
+    return unpack_columns(fill_regions(pack_columns(seeds), along, across), grid.shape[0])
+
+
+def flood_point_region(
+    grid: Int8[Array, "H W"], row: Int32[Array, ""], col: Int32[Array, ""], floods: Bool[Array, ""]
+) -> UInt32[Array, " W"]:
+    """Column words of the 4-connected same-colour region of ``grid`` containing ``(row, col)``.
+
+    All zero unless ``floods`` (and ``(row, col)`` on the canvas). One seed needs one packed
+    plane only, the cells of the seed's colour: its links are ``plane & (plane >> 1)`` along a
+    column and ``plane[c] & plane[c + 1]`` across.
+    """
+    height, width = grid.shape
+    check_width(width)
+    value = grid[jnp.clip(row, 0, height - 1), jnp.clip(col, 0, width - 1)]
+    plane = materialize(pack_equal_columns(grid, value))  # once, not inside each use below
+    along = plane & jnp.right_shift(plane, jnp.uint32(1))
+    across = plane & jnp.concatenate([plane[1:], jnp.zeros((1,), jnp.uint32)])
+    seed_bit = jnp.left_shift(jnp.uint32(1), jnp.clip(row, 0, WORD_BITS - 1).astype(jnp.uint32))
+    on_canvas = (row >= 0) & (row < height) & (col >= 0) & (col < width)
+    seed_lines = (jnp.arange(width, dtype=jnp.int32) == col) & floods & on_canvas
+    seeds = jnp.where(seed_lines, seed_bit, jnp.uint32(0))
+    return fill_regions(seeds, along, across)

@@ -9,7 +9,9 @@ Static/traced split:
 
 The step is branch-free: all operations are evaluated through
 :func:`~jaxarc.envs.operations.apply_operation`, whose operation families are parameterised
-by per-environment scalars rather than selected by ``lax.switch``.
+by per-environment scalars rather than selected by ``lax.switch``. Point actions (the static
+``config.action.selection_format == "point"``) take the specialised and much cheaper
+:func:`~jaxarc.envs.point_operations.apply_point_operation`, which gives the same states.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ from jaxarc.envs.episode import (
     EpisodePair,
     episode_pair,
     grid_similarity,
-    grids_equal,
     in_context_mask,
     num_episode_pairs,
+    similarity_and_match,
 )
 from jaxarc.envs.errors import JAXErrorHandler
 from jaxarc.envs.operation_ids import NUM_OPERATIONS, SUBMIT
 from jaxarc.envs.operations import GridState, apply_operation
+from jaxarc.envs.point_operations import apply_point_operation
 from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.types import ArcObservation, ArcState, SourceRef, StepInfo
 
@@ -266,12 +269,22 @@ def _step_one(
         clipboard=state.clipboard,
         clipboard_mask=state.clipboard_mask,
     )
-    after = apply_operation(
-        before, effective_op, action.to_selection_mask(canvas), pair.input_grid, pair.input_shape
+    if config.action.selection_format == "point":  # static: the point-specialised operations
+        after = apply_point_operation(
+            before, effective_op, action.row, action.col, pair.input_grid, pair.input_shape
+        )
+    else:
+        after = apply_operation(
+            before,
+            effective_op,
+            action.to_selection_mask(canvas),
+            pair.input_grid,
+            pair.input_shape,
+        )
+    similarity, correct = similarity_and_match(
+        after.grid, after.shape, pair.target_grid, pair.target_shape
     )
-    similarity = grid_similarity(after.grid, after.shape, pair.target_grid, pair.target_shape)
     submitted = effective_op == SUBMIT
-    correct = grids_equal(after.grid, after.shape, pair.target_grid, pair.target_shape)
     success = submitted & correct & pair.scored
 
     live = ~was_done
