@@ -34,6 +34,7 @@ from jaxarc.envs.bit_rows import (
 from jaxarc.envs.fusion_barrier import materialize
 
 UNROLL = 1  # lines per scan iteration
+CHUNK = 512  # environments filled together (see _fill_seeded_lanes)
 
 
 def _fill_runs(
@@ -107,7 +108,39 @@ def _fill_regions_batched(axis_size, in_batched, seeds, along, across):
         jnp.moveaxis(x, 0, -1) if batched else jnp.broadcast_to(x[:, None], (*x.shape, axis_size))
         for x, batched in zip((seeds, along, across), in_batched, strict=True)
     ]
-    return jnp.moveaxis(_fill_lines_leading(*lines_leading), -1, 0), True
+    return jnp.moveaxis(_fill_seeded_lanes(*lines_leading), -1, 0), True
+
+
+def _fill_seeded_lanes(
+    seeds: UInt32[Array, "L B"], along: UInt32[Array, "L B"], across: UInt32[Array, "L B"]
+) -> UInt32[Array, "L B"]:
+    """:func:`_fill_lines_leading` on the environments that have seeds only.
+
+    The seeded lanes are gathered to the front, ``CHUNK`` at a time, and filled chunk by chunk
+    (as many chunks as needed, a dynamic count): the cost follows the number of flooding
+    environments, not the batch. Lanes without seeds stay empty.
+    """
+    lanes = seeds.shape[1]
+    if lanes <= CHUNK:
+        return _fill_lines_leading(seeds, along, across)
+    seeded = jnp.any(seeds != 0, axis=0)
+    # The seeded lanes, in order, then lane 0 as filler (recomputed or empty: same result).
+    padded = -(-lanes // CHUNK) * CHUNK
+    rank = jnp.cumsum(seeded.astype(jnp.int32)) - 1
+    slot = jnp.where(seeded, rank, padded)
+    order = (
+        jnp.zeros((padded,), jnp.int32)
+        .at[slot]
+        .set(jnp.arange(lanes, dtype=jnp.int32), mode="drop")
+    )
+    num_chunks = (jnp.sum(seeded, dtype=jnp.int32) + CHUNK - 1) // CHUNK
+
+    def fill_chunk(chunk, filled):
+        lanes_now = lax.dynamic_slice(order, (chunk * CHUNK,), (CHUNK,))
+        words = [jnp.take(x, lanes_now, axis=1) for x in (seeds, along, across)]
+        return filled.at[:, lanes_now].set(_fill_lines_leading(*words))
+
+    return lax.fori_loop(0, num_chunks, fill_chunk, jnp.zeros_like(seeds))
 
 
 def link_words(grid: Int8[Array, "H W"]) -> tuple[UInt32[Array, " W"], UInt32[Array, " W"]]:

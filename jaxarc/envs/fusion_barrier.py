@@ -33,10 +33,15 @@ def materialize(tree: PyTree) -> PyTree:
 
 
 def materialize_array(array: Int[Array, "..."]) -> Int[Array, "..."]:
-    """``array`` unchanged (an integer array of any size, kept in its dtype), computed once.
+    """``array`` unchanged (an integer or boolean array of any size, in its dtype), computed once.
 
     For a whole grid read by several reductions (similarity, success): without this, XLA
-    fuses the grid's computation into each of them and recomputes it per consumer.
+    fuses the grid's computation into each of them and recomputes it per consumer. It also
+    fixes the shape of the loop that computes ``array``: XLA:CPU loops over the shape of a
+    fusion's result, and a flat ``[H*W]`` result vectorises where ``[H, W]`` with W = 30 does
+    not (reshape after this call).
     """
+    if array.dtype == jnp.bool_:
+        return jnp.any(jnp.stack([array, jnp.zeros_like(array)]), axis=0)
     floor = jnp.full_like(array, jnp.iinfo(array.dtype).min)
     return jnp.max(jnp.stack([array, floor]), axis=0)

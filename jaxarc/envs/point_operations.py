@@ -165,12 +165,13 @@ def apply_point_operation(
             ),
         ),
     )
-    new_grid = jnp.where(area(plan["new_area"]), content, jnp.int8(-1)).reshape(height, width)
-    new_grid = materialize_array(new_grid)  # read by the step's similarity and success checks
+    # Computed once, flat (the loop over H*W vectorises), then read by the similarity checks.
+    new_grid = materialize_array(jnp.where(area(plan["new_area"]), content, jnp.int8(-1)))
+    new_grid = new_grid.reshape(height, width)
     new_selection = (index == plan["selection"]) | (
         plan["keeps_selection"] & state.selection.reshape(cells)
     )
-    new_selection = new_selection.reshape(height, width)
+    new_selection = materialize_array(new_selection).reshape(height, width)
 
     # COPY/CUT of one cell: the clipboard is that cell at (0, 0), selected.
     new_clipboard = state.clipboard.at[0, 0].set(plan["clip_value"])
