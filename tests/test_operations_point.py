@@ -14,10 +14,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from env_helpers import make_bank, make_task, recolour_task
+from numpy_reference import same_colour_region
 
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
 from jaxarc.envs.bit_rows import pack_columns, unpack_columns, unpack_columns_flat
 from jaxarc.envs.episode import similarity_and_match
+from jaxarc.envs.flood_fill import CHUNK, flood_point_region
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.operations import GridState, apply_operation
 from jaxarc.envs.point_operations import apply_point_operation
@@ -178,3 +180,26 @@ def test_point_step_matches_one_cell_bbox_step(mode) -> None:
             if jnp.issubdtype(got.dtype, jax.dtypes.prng_key):
                 got, expected = jax.random.key_data(got), jax.random.key_data(expected)
             np.testing.assert_array_equal(np.asarray(got), np.asarray(expected), f"step {step}")
+
+
+def test_large_batches_flood_only_seeded_environments_correctly() -> None:
+    """Batches above ``CHUNK`` take the gathered-chunks path: every seeded env's region is the
+    BFS region, and unseeded envs (most of the batch here) get nothing."""
+    batch = CHUNK * 2 + 37
+    rng = np.random.default_rng(5)
+    grids = rng.integers(0, 3, (batch, 12, 12)).astype(np.int8)
+    starts = rng.integers(0, 12, (batch, 2))
+    floods = rng.random(batch) < 0.6  # more than one chunk of seeded envs
+    regions = jax.jit(jax.vmap(flood_point_region))(
+        jnp.asarray(grids),
+        jnp.asarray(starts[:, 0], jnp.int32),
+        jnp.asarray(starts[:, 1], jnp.int32),
+        jnp.asarray(floods),
+    )
+    masks = np.asarray(unpack_columns(regions, 12))
+    for b in range(batch):
+        expected = np.zeros((12, 12), bool)
+        if floods[b]:
+            for cell in same_colour_region(grids[b], (int(starts[b, 0]), int(starts[b, 1]))):
+                expected[cell] = True
+        np.testing.assert_array_equal(masks[b], expected, f"env {b}")
