@@ -15,6 +15,7 @@ from jaxtyping import Array, Bool, Float32, Int8, Int32
 
 from jaxarc.data.bank import Task
 from jaxarc.envs.bit_rows import WORD_BITS, pack_equal_columns_of
+from jaxarc.envs.fusion_barrier import materialize
 
 
 class EpisodePair(eqx.Module):
@@ -82,7 +83,8 @@ def similarity_and_match(
     """
     height, width = grid.shape
     canvas = jnp.array([height, width], jnp.int32)
-    same = pack_equal_columns_of(grid, target)  # [W] words, bit r: grid[r, c] == target[r, c]
+    # [W] words, bit r: grid[r, c] == target[r, c]; packed once for both results.
+    same = materialize(pack_equal_columns_of(grid, target))
     grid_area = jnp.clip(grid_shape.astype(jnp.int32), 0, canvas)
     target_area = jnp.clip(target_shape.astype(jnp.int32), 0, canvas)
     both = jnp.minimum(grid_area, target_area)

@@ -11,10 +11,12 @@ cell of the next line). A region grows from its seeds in rounds; one round
   higher bits with one carrying addition (``((links + seeds) ^ links) | seeds``) and towards
   lower bits with a log-step (Kogge-Stone) shift-and-mask fill.
 
-Rounds repeat in a ``lax.while_loop`` until no word changes, so every region fills completely
-(no iteration cap) and a call without seeds costs one comparison. Under ``vmap`` a custom
-batching rule runs the loop once for the whole batch with lines leading (``[L, batch]``), each
-line its own array, so a sweep step is elementwise and vectorised across environments.
+Rounds repeat in a ``lax.while_loop`` until a forward sweep changes no word, so every region
+fills completely (no iteration cap) and a call without seeds costs one comparison. Under
+``vmap`` a custom batching rule runs the loop once for the whole batch with lines leading
+(``[L, batch]``), each line its own array, so a sweep step is elementwise and vectorised across
+environments; above ``CHUNK`` environments, only the seeded ones are gathered and filled, so the
+cost follows the number of environments that flood, not the batch size.
 """
 
 from __future__ import annotations
@@ -63,33 +65,28 @@ def _fill_lines_leading(
     # Link from the previous line in sweep order: the forward sweep uses across[i - 1].
     across_before = jnp.concatenate([jnp.zeros_like(across[:1]), across[:-1]])
 
-    def forward(previous, line):
+    def sweep_step(previous, line):
         filled, link, runs, chain = line
         filled = _fill_runs(filled | (link & previous), runs, list(chain))
         return filled, filled
 
-    def backward(carry, line):
-        previous, changed = carry
-        before, filled, link, runs, chain = line
-        filled = _fill_runs(filled | (link & previous), runs, list(chain))
-        return (filled, changed | (filled != before)), filled
+    def sweep(lines, links, reverse):
+        start = jnp.zeros_like(lines[0])
+        xs = (lines, links, along, line_chains)
+        return lax.scan(sweep_step, start, xs, reverse=reverse, unroll=UNROLL)[1]
 
     def fill_once(carry):
-        filled_lines, _ = carry
-        start = jnp.zeros_like(filled_lines[0])
-        _, lines = lax.scan(
-            forward, start, (filled_lines, across_before, along, line_chains), unroll=UNROLL
-        )
-        (_, changed), lines = lax.scan(
-            backward,
-            (start, jnp.zeros(start.shape, bool)),
-            (filled_lines, lines, across, along, line_chains),
-            reverse=True,
-            unroll=UNROLL,
-        )
-        return lines, jnp.any(changed)
+        # A state the forward sweep leaves unchanged is final: it came out of a backward sweep,
+        # which would leave it unchanged too. So a round is forward, then (if that moved
+        # anything) backward, and the last round costs one sweep.
+        filled_lines, _, first = carry
+        lines = sweep(filled_lines, across_before, reverse=False)
+        moved = first | jnp.any(lines != filled_lines)
+        lines = lax.cond(moved, lambda x: sweep(x, across, reverse=True), lambda x: x, lines)
+        return lines, moved, jnp.asarray(False)
 
-    filled, _ = lax.while_loop(lambda carry: carry[1], fill_once, (seeds, jnp.any(seeds != 0)))
+    start = (seeds, jnp.any(seeds != 0), jnp.asarray(True))
+    filled, _, _ = lax.while_loop(lambda carry: carry[1], fill_once, start)
     return filled
 
 
