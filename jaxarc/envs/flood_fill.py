@@ -111,16 +111,28 @@ def _fill_regions_batched(axis_size, in_batched, seeds, along, across):
 def _fill_seeded_lanes(
     seeds: UInt32[Array, "L B"], along: UInt32[Array, "L B"], across: UInt32[Array, "L B"]
 ) -> UInt32[Array, "L B"]:
-    """:func:`_fill_lines_leading` on the environments that have seeds only.
+    """:func:`_fill_lines_leading` on the environments that have seeds only."""
+
+    def fill_lanes(lanes_now):
+        return _fill_lines_leading(
+            *(jnp.take(x, lanes_now, axis=1) for x in (seeds, along, across))
+        )
+
+    return _for_seeded_lanes(jnp.any(seeds != 0, axis=0), fill_lanes, seeds.shape[0])
+
+
+def _for_seeded_lanes(
+    seeded: Bool[Array, " B"], fill_lanes, num_lines: int
+) -> UInt32[Array, "L B"]:
+    """``fill_lanes(lanes)`` (``[L, len(lanes)]`` words) for the ``seeded`` lanes, zeros elsewhere.
 
     The seeded lanes are gathered to the front, ``CHUNK`` at a time, and filled chunk by chunk
     (as many chunks as needed, a dynamic count): the cost follows the number of flooding
-    environments, not the batch. Lanes without seeds stay empty.
+    environments, not the batch.
     """
-    lanes = seeds.shape[1]
+    lanes = seeded.shape[0]
     if lanes <= CHUNK:
-        return _fill_lines_leading(seeds, along, across)
-    seeded = jnp.any(seeds != 0, axis=0)
+        return fill_lanes(jnp.arange(lanes, dtype=jnp.int32))
     # The seeded lanes, in order, then lane 0 as filler (recomputed or empty: same result).
     padded = -(-lanes // CHUNK) * CHUNK
     rank = jnp.cumsum(seeded.astype(jnp.int32)) - 1
@@ -134,10 +146,10 @@ def _fill_seeded_lanes(
 
     def fill_chunk(chunk, filled):
         lanes_now = lax.dynamic_slice(order, (chunk * CHUNK,), (CHUNK,))
-        words = [jnp.take(x, lanes_now, axis=1) for x in (seeds, along, across)]
-        return filled.at[:, lanes_now].set(_fill_lines_leading(*words))
+        return filled.at[:, lanes_now].set(fill_lanes(lanes_now))
 
-    return lax.fori_loop(0, num_chunks, fill_chunk, jnp.zeros_like(seeds))
+    empty = jnp.zeros((num_lines, lanes), jnp.uint32)
+    return lax.fori_loop(0, num_chunks, fill_chunk, empty)
 
 
 def link_words(grid: Int8[Array, "H W"]) -> tuple[UInt32[Array, " W"], UInt32[Array, " W"]]:
@@ -159,15 +171,44 @@ def flood_regions(grid: Int8[Array, "H W"], seeds: Bool[Array, "H W"]) -> Bool[A
     return unpack_columns(fill_regions(pack_columns(seeds), along, across), grid.shape[0])
 
 
+@jax.custom_batching.custom_vmap
 def flood_point_region(
     grid: Int8[Array, "H W"], row: Int32[Array, ""], col: Int32[Array, ""], floods: Bool[Array, ""]
 ) -> UInt32[Array, " W"]:
     """Column words of the 4-connected same-colour region of ``grid`` containing ``(row, col)``.
 
-    All zero unless ``floods`` (and ``(row, col)`` on the canvas). One seed needs one packed
-    plane only, the cells of the seed's colour: its links are ``plane & (plane >> 1)`` along a
-    column and ``plane[c] & plane[c + 1]`` across.
+    All zero unless ``floods`` (and ``(row, col)`` on the canvas). Under ``vmap`` only the
+    flooding environments' grids are read (gathered in chunks, see :func:`_for_seeded_lanes`).
     """
+    seeds, along, across = _point_links(grid, row, col, floods)
+    return _fill_lines_leading(seeds[:, None], along[:, None], across[:, None])[:, 0]
+
+
+@flood_point_region.def_vmap
+def _flood_point_regions_batched(axis_size, in_batched, grid, row, col, floods):
+    """Batched rule: gather the flooding environments, pack their planes, fill them."""
+    grid, row, col, floods = (
+        x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
+        for x, batched in zip((grid, row, col, floods), in_batched, strict=True)
+    )
+    height, width = grid.shape[1:]
+    on_canvas = (row >= 0) & (row < height) & (col >= 0) & (col < width)
+
+    def fill_lanes(lanes_now):
+        links = jax.vmap(_point_links)(
+            grid[lanes_now], row[lanes_now], col[lanes_now], floods[lanes_now]
+        )
+        return _fill_lines_leading(*(jnp.moveaxis(x, 0, -1) for x in links))
+
+    return jnp.moveaxis(_for_seeded_lanes(floods & on_canvas, fill_lanes, width), -1, 0), True
+
+
+def _point_links(
+    grid: Int8[Array, "H W"], row: Int32[Array, ""], col: Int32[Array, ""], floods: Bool[Array, ""]
+) -> tuple[UInt32[Array, " W"], UInt32[Array, " W"], UInt32[Array, " W"]]:
+    """``(seeds, along, across)`` of one seed: one packed plane, the cells of the seed's colour,
+    whose links are ``plane & (plane >> 1)`` along a column and ``plane[c] & plane[c + 1]``
+    across."""
     height, width = grid.shape
     check_width(width)
     value = grid[jnp.clip(row, 0, height - 1), jnp.clip(col, 0, width - 1)]
@@ -178,4 +219,4 @@ def flood_point_region(
     on_canvas = (row >= 0) & (row < height) & (col >= 0) & (col < width)
     seed_lines = (jnp.arange(width, dtype=jnp.int32) == col) & floods & on_canvas
     seeds = jnp.where(seed_lines, seed_bit, jnp.uint32(0))
-    return fill_regions(seeds, along, across)
+    return seeds, along, across
