@@ -17,6 +17,7 @@ from jaxarc.agents import (
     TrainConfig,
     UniformPolicy,
     compute_advantages,
+    compute_process_advantages,
     k3_kl,
     make_policy,
 )
@@ -63,6 +64,21 @@ def test_all_equal_groups_give_exact_zeros():
         advantages, equal = compute_advantages(returns, mode)
         np.testing.assert_array_equal(advantages, 0.0)
         assert float(equal) == 1.0
+
+
+def test_process_advantages_by_hand():
+    """Step rewards normalised over the group's valid steps, then summed from t to the end."""
+    rewards = np.array([[[1.0, 0.0, 2.0], [0.0, 5.0, 7.0]], [[3.0, 3.0, 0.0], [3.0, 3.0, 0.0]]])
+    valid = np.array([[[1, 1, 1], [1, 0, 0]], [[1, 1, 0], [1, 1, 0]]], dtype=bool)
+    advantages, equal = compute_process_advantages(
+        jnp.asarray(rewards, jnp.float32), jnp.asarray(valid)
+    )
+    # group 0 valid rewards 1, 0, 2, 0: mean 0.75, std sqrt(0.6875); invalid steps ignored
+    scaled = (np.array([1.0, 0.0, 2.0, 0.0]) - 0.75) / np.sqrt(0.6875)
+    expected_0 = [[scaled[:3].sum(), scaled[1:3].sum(), scaled[2]], [scaled[3], 0.0, 0.0]]
+    np.testing.assert_allclose(advantages[0], expected_0, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(advantages[1], 0.0)  # all valid rewards equal
+    assert float(equal) == pytest.approx(0.5)
 
 
 def test_k3_is_an_unbiased_kl_estimate():

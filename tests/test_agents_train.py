@@ -63,7 +63,10 @@ def rollout_batch():
         actions=trajectories.actions,
         old_log_probs=trajectories.log_probs,
         ref_log_probs=trajectories.log_probs - 0.1,
-        advantages=jnp.array([1.0, -0.5, -0.5, 0.3, 0.3, -0.6], jnp.float32),
+        advantages=jnp.broadcast_to(
+            jnp.array([1.0, -0.5, -0.5, 0.3, 0.3, -0.6], jnp.float32)[:, None],
+            trajectories.valid.shape,
+        ),
         valid=trajectories.valid,
     )
     return policy, trajectories, batch

@@ -1,6 +1,6 @@
 """GRPO agents: policy, structured action distributions, group rollouts and the trainer."""
 
-from jaxarc.agents.advantages import compute_advantages
+from jaxarc.agents.advantages import compute_advantages, compute_process_advantages
 from jaxarc.agents.config import PRESETS, GRPOConfig, TrainConfig
 from jaxarc.agents.distributions import (
     ActionDistribution,
@@ -41,6 +41,7 @@ __all__ = [
     "TrainingBatchJAX",
     "UniformPolicy",
     "compute_advantages",
+    "compute_process_advantages",
     "create_adaptive_train_step",
     "create_jax_surrogate_train_step",
     "evaluate_success",

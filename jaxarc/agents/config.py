@@ -22,8 +22,8 @@ from jaxarc.envs.config import (
     UnifiedDatasetConfig,
 )
 
-AdvantageMode = Literal["group", "none", "rloo"]
-ADVANTAGE_MODES = ("group", "none", "rloo")
+AdvantageMode = Literal["group", "none", "rloo", "process"]
+ADVANTAGE_MODES = ("group", "none", "rloo", "process")
 Schedule = Literal["constant", "cosine", "linear"]
 
 # Editing operations without clipboard, resize or whole-grid resets: FILL_c, FLOOD_c, the
@@ -43,18 +43,9 @@ EDITING_OPERATIONS: tuple[int, ...] = (
 )
 
 
-# What gen/easy needs, plus the other colours as distractors: FLOOD_c, the moves, the flips
-# and SUBMIT (17 operations). The agent still has to infer the rule and the colours.
-GEN_EASY_OPERATIONS: tuple[int, ...] = (
-    *range(ops.FLOOD_0, ops.FLOOD_0 + 10),
-    ops.MOVE_UP,
-    ops.MOVE_DOWN,
-    ops.MOVE_LEFT,
-    ops.MOVE_RIGHT,
-    ops.FLIP_LR,
-    ops.FLIP_TB,
-    ops.SUBMIT,
-)
+# What gen/easy needs: the ten FLOOD_c and SUBMIT (11 operations). The agent still has to
+# infer from the demonstrations which cells to flood and with which of the ten colours.
+FLOOD_AND_SUBMIT: tuple[int, ...] = (*range(ops.FLOOD_0, ops.FLOOD_0 + 10), ops.SUBMIT)
 
 
 def _positive(owner: str, **values: float) -> None:
@@ -186,16 +177,20 @@ class TrainConfig:
 
 PRESETS: dict[str, TrainConfig] = {
     "quick": TrainConfig(
+        # gen/easy is four flood families: point actions, FLOOD_c and SUBMIT suffice
+        selection_format="point",
         batch_tasks=16,
         group_size=8,
         rollout_steps=4,
-        allowed_operations=GEN_EASY_OPERATIONS,
+        allowed_operations=FLOOD_AND_SUBMIT,
         failed_submit_penalty=0.0,  # a penalty teaches "never submit" (truncation is free)
+        similarity_weight=1.0,
         num_updates=2000,
-        lr=2e-3,
-        # Dr. GRPO advantages: "group" divides by the std and blows a 0.01 step-penalty
-        # difference up to +-1, collapsing the policy onto an immediate SUBMIT
-        grpo=GRPOConfig(advantage="none", entropy_coef=0.01, epochs=1, minibatches=1),
+        lr=1e-3,
+        # process supervision: each step is credited with its own (normalised) reward and
+        # what follows, so one destructive flood does not condemn the good steps before it;
+        # a strong entropy bonus keeps FLOOD_c with the right colour c explored
+        grpo=GRPOConfig(advantage="process", entropy_coef=0.1, epochs=1, minibatches=1),
         policy=PolicyConfig(
             channels=24, trunk_layers=2, pair_channels=8, context_size=48, head_hidden=48
         ),

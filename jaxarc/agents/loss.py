@@ -24,7 +24,7 @@ class TrainingBatchJAX(eqx.Module):
     actions: AbstractAction
     old_log_probs: Float32[Array, "N T"]  # under the policy that collected the rollouts
     ref_log_probs: Float32[Array, "N T"]  # under the reference policy
-    advantages: Float32[Array, " N"]  # one per episode, shared by its steps
+    advantages: Float32[Array, "N T"]  # per step (outcome modes: the episode's, repeated)
     valid: Bool[Array, "N T"]
 
 
@@ -76,7 +76,7 @@ def grpo_loss(
     log_probs, entropy = policy_log_probs_and_entropy(policy, batch.obs, batch.actions)
     log_ratio = log_probs - batch.old_log_probs
     ratio = jnp.exp(log_ratio)
-    advantages = jnp.broadcast_to(batch.advantages[:, None], ratio.shape)
+    advantages = batch.advantages
     surrogate = masked_mean(
         clipped_surrogate(ratio, advantages, config.eps_low, config.eps_high), batch.valid
     )

@@ -143,8 +143,9 @@ def _colour_roles(transitions: Float32[Array, "10 10"]) -> Float32[Array, "10 4"
 class ConvHWC(eqx.Module):
     """A same-padded 2-D convolution on channels-last ``[H, W, C]`` inputs.
 
-    Channels-last convolutions (and their gradients) run about twice as fast as
-    channels-first ones on XLA:CPU; under ``vmap`` the batch folds into the ``N`` axis.
+    Computed as patches (the ``K*K`` shifted copies side by side) times a matrix: on XLA:CPU
+    a dot and its gradient are several times faster than ``conv_general_dilated`` and its
+    gradient at these sizes (a whole GRPO update went from ~1.8 s to ~0.25 s).
     """
 
     weight: Float32[Array, "K K I O"]
@@ -158,10 +159,17 @@ class ConvHWC(eqx.Module):
         self.bias = jax.random.uniform(b_key, (out_channels,), jnp.float32, -scale, scale)
 
     def __call__(self, x: Float32[Array, "H W I"]) -> Float32[Array, "H W O"]:
-        out = jax.lax.conv_general_dilated(
-            x[None], self.weight, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
-        )[0]
-        return out + self.bias[None, None, :]
+        size, _, in_channels, out_channels = self.weight.shape
+        height, width = x.shape[0], x.shape[1]
+        if size > 1:
+            pad = size // 2
+            padded = jnp.pad(x, ((pad, pad), (pad, pad), (0, 0)))
+            shifts = [(dy, dx) for dy in range(size) for dx in range(size)]
+            x = jnp.concatenate(
+                [padded[dy : dy + height, dx : dx + width] for dy, dx in shifts], axis=-1
+            )
+        weight = self.weight.reshape(size * size * in_channels, out_channels)
+        return jnp.einsum("hwi,io->hwo", x, weight) + self.bias[None, None, :]
 
 
 class TaskEncoding(eqx.Module):
@@ -169,6 +177,7 @@ class TaskEncoding(eqx.Module):
 
     features: Float32[Array, " D"]
     roles: Float32[Array, "10 4"]
+    colour_map: Float32[Array, "10 10"]  # P(output colour j | input colour i) in the demos
 
 
 class AbstractPolicy(eqx.Module):
@@ -185,7 +194,11 @@ class AbstractPolicy(eqx.Module):
     def encode_task(self, obs: ArcObservation) -> TaskEncoding:
         """Per-episode features; the default encodes nothing."""
         del obs
-        return TaskEncoding(jnp.zeros((0,), jnp.float32), jnp.zeros((10, NUM_ROLES), jnp.float32))
+        return TaskEncoding(
+            jnp.zeros((0,), jnp.float32),
+            jnp.zeros((NUM_COLOURS, NUM_ROLES), jnp.float32),
+            jnp.zeros((NUM_COLOURS, NUM_COLOURS), jnp.float32),
+        )
 
     @abc.abstractmethod
     def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution: ...
@@ -202,6 +215,7 @@ class ConvPolicy(AbstractPolicy):
     operation_mlp: eqx.nn.MLP
     colour_mlp: eqx.nn.MLP
     selection_heads: ConvHWC
+    paint_colour_weights: Float32[Array, "2 2"]
     selection_format: str = eqx.field(static=True)
     canvas: tuple[int, int] = eqx.field(static=True)
 
@@ -244,6 +258,7 @@ class ConvPolicy(AbstractPolicy):
         )
         heads = {"point": 1, "bbox": 2, "mask": 1}[self.selection_format]
         self.selection_heads = ConvHWC(c, heads * ops.NUM_OPERATIONS, 1, key=keys[6])
+        self.paint_colour_weights = jnp.zeros((2, 2), jnp.float32)
 
     # -- what the demonstration pairs say (constant over an episode: computed once)
     def encode_task(self, obs: ArcObservation) -> TaskEncoding:
@@ -267,7 +282,8 @@ class ConvPolicy(AbstractPolicy):
         features = jnp.concatenate(
             [transitions.reshape(-1), roles.reshape(-1), symmetry, shift, pair_code]
         )
-        return TaskEncoding(features=features, roles=roles)
+        colour_map = transitions / jnp.maximum(jnp.sum(transitions, axis=1, keepdims=True), 1e-6)
+        return TaskEncoding(features=features, roles=roles, colour_map=colour_map)
 
     # -- context: the task encoding and the episode so far
     def _context(self, obs: ArcObservation, task: TaskEncoding) -> Float32[Array, " C"]:
@@ -357,6 +373,7 @@ class ConvPolicy(AbstractPolicy):
         op_logits = jnp.where(obs.allowed_operations, op_logits + colour_part, MASKED_LOGIT)
 
         maps = jnp.moveaxis(self.selection_heads(x), -1, 0)  # [heads * O, H, W]
+        maps = self._colour_equivariant_paint_maps(maps, obs.grid, task.colour_map)
         maps = jnp.where(area[None], maps, MASKED_LOGIT)
         num_ops = ops.NUM_OPERATIONS
         if self.selection_format == "point":
@@ -365,6 +382,28 @@ class ConvPolicy(AbstractPolicy):
             flat = maps.reshape(2, num_ops, -1)
             return BboxDistribution(op_logits, flat[0], flat[1], self.canvas[1])
         return MaskDistribution(op_logits, maps, area)
+
+    def _colour_equivariant_paint_maps(
+        self, maps: Float32[Array, "K H W"], grid: Int8[Array, "H W"], colour_map
+    ) -> Float32[Array, "K H W"]:
+        """FILL_c / FLOOD_c selection maps shared by the ten colours ``c``.
+
+        The map of ``FILL_0`` (``FLOOD_0``) is the shared one; the colour ``c`` adds a learned
+        mix of "the demonstrations turn this cell's colour into ``c``" and "this cell is
+        already ``c``". A rule learned for one colour then holds for all ten.
+        """
+        num_ops = ops.NUM_OPERATIONS
+        per_head = maps.reshape(-1, num_ops, *maps.shape[1:])
+        colour = jnp.maximum(grid, 0).astype(jnp.int32)
+        turns_into = jnp.moveaxis(colour_map[colour], -1, 0)  # [10, H, W]
+        already = (colour[None] == jnp.arange(NUM_COLOURS)[:, None, None]).astype(jnp.float32)
+        painted = []
+        for family, first in enumerate((ops.FILL_0, ops.FLOOD_0)):
+            weights = self.paint_colour_weights[family]
+            bonus = weights[0] * turns_into + weights[1] * already
+            painted.append(per_head[:, first : first + 1] + bonus[None])
+        rest = per_head[:, 2 * NUM_COLOURS :]
+        return jnp.concatenate([*painted, rest], axis=1).reshape(maps.shape)
 
 
 def make_policy(

@@ -22,7 +22,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jaxtyping import Array, Float32, Int32, PRNGKeyArray, PyTree
 
-from jaxarc.agents.advantages import compute_advantages
+from jaxarc.agents.advantages import compute_advantages, compute_process_advantages
 from jaxarc.agents.config import TrainConfig
 from jaxarc.agents.loss import TrainingBatchJAX, policy_log_probs_and_entropy
 from jaxarc.agents.policy import AbstractPolicy, make_policy
@@ -187,8 +187,17 @@ def collect_batch(
         config.rollout_steps,
         constrain=constrain,
     )
-    returns = trajectories.returns.reshape(config.batch_tasks, config.group_size)
-    advantages, equal_fraction = compute_advantages(returns, config.grpo.advantage)
+    groups = (config.batch_tasks, config.group_size)
+    if config.grpo.advantage == "process":
+        steps = groups + (config.rollout_steps,)
+        advantages, equal_fraction = compute_process_advantages(
+            trajectories.rewards.reshape(steps), trajectories.valid.reshape(steps)
+        )
+        advantages = advantages.reshape(-1, config.rollout_steps)
+    else:
+        returns = trajectories.returns.reshape(groups)
+        advantages, equal_fraction = compute_advantages(returns, config.grpo.advantage)
+        advantages = jnp.broadcast_to(advantages.reshape(-1, 1), trajectories.valid.shape)
     if ref_policy is not None:
         ref_log_probs, _ = policy_log_probs_and_entropy(
             ref_policy, trajectories.obs, trajectories.actions
@@ -200,7 +209,7 @@ def collect_batch(
         actions=trajectories.actions,
         old_log_probs=trajectories.log_probs,
         ref_log_probs=jax.lax.stop_gradient(ref_log_probs),
-        advantages=advantages.reshape(-1),
+        advantages=advantages,
         valid=trajectories.valid,
     )
     return batch, trajectories, equal_fraction

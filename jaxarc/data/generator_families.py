@@ -10,18 +10,26 @@ be inferred from the demonstration pairs.
 Grids live on a static canvas ``(H, W)``; cells outside a pair's ``(rows, cols)`` are
 ``-1``. Background colour is 0.
 
-Families and their optimal bbox solutions (``SUBMIT`` included in the count):
+Families and their optimal solutions (``SUBMIT`` included in the count). The first four
+(``gen/easy``) are solved with **point** actions: one ``FLOOD_c`` on a cell of each region
+that changes, then ``SUBMIT``; the others need bbox actions (a rectangle to flip, rotate or
+move):
 
-=================  =======================================================  =======
-family             rule                                                     actions
-=================  =======================================================  =======
-``rot180``         rotate the whole grid by 180 degrees                     3
-``recolour``       two objects of colour ``a`` become colour ``b``          3
-``move``           one object moves two cells in the task's direction       3
-``fill_background``  background (split in two by a wall) becomes colour c  3
-``flip``           mirror the whole grid (left-right or top-bottom)         2
-``rotate``         rotate a square grid 90 degrees (cw or ccw)              2
-=================  =======================================================  =======
+===================  =====================================================  =======
+family               rule                                                   actions
+===================  =====================================================  =======
+``recolour``         two objects of colour ``a`` become colour ``b``        3
+``erase``            two objects of colour ``a`` disappear (become 0)       3
+``fill_background``  background (split in two by a wall) becomes colour c   3
+``fill_holes``       the holes of two hollow rectangles become colour c     3
+``rot180``           rotate the whole grid by 180 degrees                   3 (bbox)
+``move``             one object moves two cells in the task's direction     3 (bbox)
+``flip``             mirror the whole grid (left-right or top-bottom)       2 (bbox)
+``rotate``           rotate a square grid 90 degrees (cw or ccw)            2 (bbox)
+===================  =====================================================  =======
+
+Every family keeps a distractor that must stay unchanged (a third object, dots, the
+frames), so "change every non-background cell" never solves a task.
 """
 
 from __future__ import annotations
@@ -250,17 +258,15 @@ def rotate_pair(
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
-def recolour_pair(
-    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
-) -> GeneratedPair:
-    """Two separate rectangles of colour ``a`` become ``b``; a distractor of colour ``d`` stays.
-
-    Optimal: FLOOD_b (or FILL_b) on each ``a`` object, SUBMIT.
-    """
-    draws = Draws(uniforms)
+def _two_objects_and_distractor(
+    draws: Draws, canvas: Canvas, params: TaskParams
+) -> tuple[Int32[Array, "H W"], Int32[Array, " 2"], Bool[Array, ""]]:
+    """Two separate rectangles of colour ``a`` (1-2 cells a side) and a distractor of colour
+    ``d``, none touching another; returns the grid, its shape and whether both ``a`` objects
+    were placed."""
     shape = _random_size(draws, 5, min(canvas))
     sizes = draws.integers(1, 2, 6).reshape(3, 2)
-    a, b, d = params.colours[0], params.colours[1], params.colours[2]
+    a, d = params.colours[0], params.colours[2]
     allowed = _inside(canvas, shape)
     occupied = jnp.zeros(canvas, dtype=bool)
     grid = jnp.zeros(canvas, dtype=jnp.int32)
@@ -271,8 +277,71 @@ def recolour_pair(
         grid = jnp.where(rect, colour, grid)
         if index < 2:  # the two recoloured objects are required, the distractor optional
             placed_all = placed_all & placed
-    out = jnp.where(grid == a, b, grid)
+    return grid, shape, placed_all
+
+
+def recolour_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Two separate rectangles of colour ``a`` become ``b``; a distractor of colour ``d`` stays.
+
+    Optimal: FLOOD_b on a cell of each ``a`` object, SUBMIT.
+    """
+    grid, shape, placed = _two_objects_and_distractor(Draws(uniforms), canvas, params)
+    out = jnp.where(grid == params.colours[0], params.colours[1], grid)
+    return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, placed)
+
+
+def erase_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Two separate rectangles of colour ``a`` disappear; a distractor of colour ``d`` stays.
+
+    Optimal: FLOOD_0 on a cell of each ``a`` object, SUBMIT.
+    """
+    grid, shape, placed = _two_objects_and_distractor(Draws(uniforms), canvas, params)
+    out = jnp.where(grid == params.colours[0], 0, grid)
+    return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, placed)
+
+
+def fill_holes_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Two hollow rectangles (frames 3 tall, 3-4 wide) of colour ``a``; their holes become
+    colour ``c``; the background outside stays 0 and a dot of colour ``d`` stays. The first
+    frame touches the top border, so the second always fits (grids are at least 7x7).
+
+    Optimal: FLOOD_c on a cell of each hole, SUBMIT.
+    """
+    draws = Draws(uniforms)
+    shape = _random_size(draws, 7, min(canvas))
+    widths = draws.integers(3, 4, 2)
+    a, c, d = params.colours[0], params.colours[1], params.colours[2]
+    rows, _ = _coords(canvas)
+    allowed = _inside(canvas, shape)
+    occupied = jnp.zeros(canvas, dtype=bool)
+    grid = jnp.zeros(canvas, dtype=jnp.int32)
+    holes = jnp.zeros(canvas, dtype=bool)
+    placed_all = jnp.asarray(True)
+    for index in range(2):
+        size = jnp.stack([jnp.int32(3), widths[index]])
+        region = allowed & (rows < 3) if index == 0 else allowed
+        rect, placed = place_rectangle(draws.plane(), canvas, region, occupied, size)
+        hole = rect & _shrunk(rect)
+        occupied = occupied | rect
+        grid = jnp.where(rect & ~hole, a, grid)
+        holes = holes | hole
+        placed_all = placed_all & placed
+    dot, _ = place_rectangle(draws.plane(), canvas, allowed, occupied, jnp.ones(2, jnp.int32))
+    grid = jnp.where(dot, d, grid)
+    out = jnp.where(holes, c, grid)
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, placed_all)
+
+
+def _shrunk(rect: Bool[Array, "H W"]) -> Bool[Array, "H W"]:
+    """Cells of ``rect`` whose four neighbours are all in ``rect`` (its interior)."""
+    padded = jnp.pad(rect, 1)
+    return padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:] & rect
 
 
 def move_pair(
@@ -333,14 +402,16 @@ def fill_background_pair(
 PairGenerator = Callable[[Float32[Array, "K H W"], TaskParams, Canvas], GeneratedPair]
 
 FAMILIES: dict[str, PairGenerator] = {
-    "rot180": rot180_pair,
     "recolour": recolour_pair,
-    "move": move_pair,
+    "erase": erase_pair,
     "fill_background": fill_background_pair,
+    "fill_holes": fill_holes_pair,
+    "rot180": rot180_pair,
+    "move": move_pair,
     "flip": flip_pair,
     "rotate": rotate_pair,
 }
 """Every family by name (``gen/<name>`` sources)."""
 
-EASY_FAMILIES: tuple[str, ...] = ("rot180", "recolour", "move", "fill_background")
-"""The four families mixed in ``gen/easy`` (each needs two edits and a SUBMIT)."""
+EASY_FAMILIES: tuple[str, ...] = ("recolour", "erase", "fill_background", "fill_holes")
+"""The four families mixed in ``gen/easy`` (each needs two point edits and a SUBMIT)."""

@@ -48,8 +48,8 @@ class GeneratorSource(AbstractTaskSource):
         unknown = [f for f in self.families if f not in FAMILIES]
         if not self.families or unknown:
             raise ValueError(f"unknown generator families {unknown}; known: {sorted(FAMILIES)}")
-        if min(self.canvas) < 5:
-            raise ValueError(f"generator canvas {self.canvas} is too small (at least 5x5)")
+        if min(self.canvas) < 7:
+            raise ValueError(f"generator canvas {self.canvas} is too small (at least 7x7)")
         if self.num_demos < 2 or self.num_tests < 1:
             raise ValueError("generators need at least 2 demonstration pairs and 1 test pair")
 
@@ -195,7 +195,7 @@ def oracle_actions(family: str, input_grid: np.ndarray, output_grid: np.ndarray)
     if family == "rotate":
         op = ops.ROTATE_CW if np.array_equal(out, np.rot90(inp, -1)) else ops.ROTATE_CCW
         return [(op, *whole), submit]
-    if family in ("recolour", "fill_background"):
+    if family in ("recolour", "erase", "fill_background", "fill_holes"):
         changed = inp != out
         actions = []
         for r, c in _components(changed):
