@@ -8,9 +8,11 @@ parameters (colours, direction) and ``P + Q`` pairs following that rule, all wit
 ``jax.random`` inside compiled code. The family is never part of the task: an agent must
 infer the rule from the demonstration pairs.
 
-Selection format: the families are designed for **bbox** actions (flips, rotations and
-moves act on a rectangle; a point selects one cell only). :func:`oracle_actions` gives a
-shortest bbox solution of an instance (``(operation, r1, c1, r2, c2)`` tuples, SUBMIT last).
+Selection format: ``gen/easy`` and its four flood families are played with **point**
+actions (one ``FLOOD_c`` per changing region); ``rot180``, ``move``, ``flip`` and ``rotate``
+need **bbox** actions (they act on a rectangle). :func:`oracle_actions` gives a shortest
+solution of an instance as bbox tuples ``(operation, r1, c1, r2, c2)`` (a 1x1 box is a
+point), SUBMIT last.
 """
 
 from __future__ import annotations
