@@ -193,9 +193,9 @@ def test_make_train_update_metrics_and_reference_refresh():
 
 @pytest.mark.slow
 def test_short_training_run_beats_the_random_policy():
-    """A short GRPO run on gen/easy clearly beats the uniform random policy on fresh held-out
-    instances (eval mode, keys never used in training): the final grids are closer to the
-    targets, and the success rate is not lower."""
+    """A short GRPO run (60 updates of the quick preset, under 90 s on an idle two-core CPU
+    with the compile) on gen/easy solves most fresh held-out instances (eval mode, keys never
+    used in training), where the uniform random policy solves almost none."""
     config = TrainConfig.preset("quick")
     evaluate = make_evaluator(config, num_tasks=256, greedy=True, details=True)
     key = jax.random.key(12345)
@@ -204,11 +204,13 @@ def test_short_training_run_beats_the_random_policy():
     random_result = sample(uniform, key)  # the random policy acts by sampling
     init, update = make_train(config)
     state = init(jax.random.key(0))
-    updates = 50  # about a minute of updates on an idle two-core CPU (plus compile)
+    untrained = evaluate(state.policy, key)
+    updates = 60
     for _ in range(updates):
         state, _ = update(state)
     trained = evaluate(state.policy, key)
     assert float(random_result["success"]) < 0.05
-    assert float(trained["success"]) >= float(random_result["success"])
+    assert float(untrained["success"]) < 0.05  # what it solves, it learned
+    assert float(trained["success"]) >= 0.5, (updates, trained, random_result)
     gain = float(trained["similarity"]) - float(random_result["similarity"])
-    assert gain > 0.05, (updates, trained, random_result)
+    assert gain > 0.3, (updates, trained, random_result)

@@ -185,12 +185,12 @@ PRESETS: dict[str, TrainConfig] = {
         allowed_operations=FLOOD_AND_SUBMIT,
         failed_submit_penalty=0.0,  # a penalty teaches "never submit" (truncation is free)
         similarity_weight=1.0,
-        num_updates=2000,
+        num_updates=500,
         lr=1e-3,
         # process supervision: each step is credited with its own (normalised) reward and
         # what follows, so one destructive flood does not condemn the good steps before it;
-        # a strong entropy bonus keeps FLOOD_c with the right colour c explored
-        grpo=GRPOConfig(advantage="process", entropy_coef=0.1, epochs=1, minibatches=1),
+        # a small entropy bonus (a large one holds the evidence gates of the policy at 0)
+        grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
         policy=PolicyConfig(
             channels=24, trunk_layers=2, pair_channels=8, context_size=48, head_hidden=48
         ),

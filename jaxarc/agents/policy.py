@@ -2,16 +2,25 @@
 
 Architecture (small enough to train on two CPU cores):
 
+* an in-context cell predictor (:mod:`jaxarc.agents.incontext`): attention from every input
+  cell to the demonstration cells with similar 3x3 neighbourhoods gives what each cell
+  becomes; a cell is *wrong* while the working grid disagrees with that prediction;
 * task context from the in-context demonstration pairs (masked mean over pairs): a colour
   transition matrix (which input colour becomes which output colour), per-colour roles,
   symmetry scores (output vs mirrored/transposed input), the mean object displacement and
   a convolutional pair encoder (3x3 then 1x1);
 * per-cell features of the working grid and the episode's input: colours, their difference,
-  position and border indicators, the colour roles of each cell's colour, and whether each
-  cell equals the mirrored input (LR, TB, 180 degrees, transpose);
+  position and border indicators, the colour roles of each cell's colour, whether each
+  cell equals the mirrored input (LR, TB, 180 degrees, transpose), the predicted colours
+  and wrongness;
 * a convolutional trunk (3x3 then 1x1 convolutions, context added as a bias), an operation head
   (global pooling + context, plus a colour-equivariant score shared by all FILL_c/FLOOD_c
-  operations), and per-operation selection heads (1x1 convolutions, one map per operation).
+  operations, plus a learned linear read of how much of the grid is wrong), and
+  per-operation selection heads (1x1 convolutions, one map per operation; the FILL_c and
+  FLOOD_c maps add learned multiples of colour-equivariant evidence for painting ``c``).
+
+Everything the predictor computes is fixed (no parameters): what the agent learns is how to
+act on it. ``PolicyConfig(in_context_prediction=False)`` removes it (an ablation).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from jaxarc.agents.distributions import (
     MaskDistribution,
     PointDistribution,
 )
+from jaxarc.agents.incontext import CellPredictionConfig, predict_cells
 from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import area_mask
@@ -40,7 +50,13 @@ NUM_COLOURS = ops.NUM_COLORS
 NUM_ROLES = 4
 NUM_SYMMETRIES = 4
 STEP_FEATURES = 16
-CELL_FEATURES = 11 + 11 + 2 + 7 + 2 * NUM_ROLES + NUM_SYMMETRIES
+CELL_FEATURES = 11 + 11 + 2 + 7 + 2 * NUM_ROLES + NUM_SYMMETRIES + NUM_COLOURS + 1
+WRONGNESS_FEATURES = 2  # largest and mean wrongness of the working grid's cells
+EVIDENCE_FLOOR = 1e-3  # log(floor + evidence) keeps "no evidence" finite
+# The scalar gates on hand-made evidence (paint, wrongness) are multiplied by this gain: with
+# Adam every parameter moves ~lr per update, and a gate must reach ~1 to matter, so without
+# the gain it would take ~1/lr updates whatever the gradient says.
+GATE_GAIN = 10.0
 PAIR_FEATURES = 11 + 11 + 1
 
 
@@ -54,6 +70,8 @@ class PolicyConfig:
     pair_channels: int = 16  # width of the demonstration-pair encoder
     context_size: int = 64  # task/state context vector
     head_hidden: int = 64  # hidden units of the operation heads
+    in_context_prediction: bool = True  # the cell predictor of jaxarc.agents.incontext
+    prediction: CellPredictionConfig = dataclasses.field(default_factory=CellPredictionConfig)
 
     def __post_init__(self) -> None:
         for name in ("channels", "trunk_layers", "pair_channels", "context_size", "head_hidden"):
@@ -178,6 +196,7 @@ class TaskEncoding(eqx.Module):
     features: Float32[Array, " D"]
     roles: Float32[Array, "10 4"]
     colour_map: Float32[Array, "10 10"]  # P(output colour j | input colour i) in the demos
+    cell_prediction: Float32[Array, "H W 10"]  # what each input cell becomes (incontext)
 
 
 class AbstractPolicy(eqx.Module):
@@ -193,11 +212,11 @@ class AbstractPolicy(eqx.Module):
 
     def encode_task(self, obs: ArcObservation) -> TaskEncoding:
         """Per-episode features; the default encodes nothing."""
-        del obs
         return TaskEncoding(
             jnp.zeros((0,), jnp.float32),
             jnp.zeros((NUM_COLOURS, NUM_ROLES), jnp.float32),
             jnp.zeros((NUM_COLOURS, NUM_COLOURS), jnp.float32),
+            jnp.zeros((*obs.grid.shape, NUM_COLOURS), jnp.float32),
         )
 
     @abc.abstractmethod
@@ -215,8 +234,11 @@ class ConvPolicy(AbstractPolicy):
     operation_mlp: eqx.nn.MLP
     colour_mlp: eqx.nn.MLP
     selection_heads: ConvHWC
-    paint_colour_weights: Float32[Array, "2 2"]
+    paint_colour_weights: Float32[Array, "2 3"]  # gates (x GATE_GAIN), per paint family
+    paint_op_weights: Float32[Array, "2 2"]  # gates (x GATE_GAIN), per paint family
+    wrongness_op_weights: Float32[Array, "35 2"]  # gates (x GATE_GAIN), per operation
     selection_format: str = eqx.field(static=True)
+    prediction: CellPredictionConfig | None = eqx.field(static=True)
     canvas: tuple[int, int] = eqx.field(static=True)
 
     def __init__(self, key: PRNGKeyArray, config: PolicyConfig, env_config: JaxArcConfig):
@@ -224,6 +246,7 @@ class ConvPolicy(AbstractPolicy):
         c, pc = config.channels, config.pair_channels
         self.selection_format = env_config.action.selection_format
         self.canvas = env_config.dataset.canvas_shape
+        self.prediction = config.prediction if config.in_context_prediction else None
         self.pair_conv1 = ConvHWC(PAIR_FEATURES, pc, 3, key=keys[0])
         self.pair_conv2 = ConvHWC(pc, pc, 1, key=keys[1])
         context_in = (
@@ -236,6 +259,7 @@ class ConvPolicy(AbstractPolicy):
             + 2
             + 1
             + STEP_FEATURES
+            + WRONGNESS_FEATURES
         )
         self.context_mlp = eqx.nn.MLP(
             context_in, config.context_size, config.head_hidden, 1, key=keys[2]
@@ -254,11 +278,13 @@ class ConvPolicy(AbstractPolicy):
             2 * c + config.context_size, ops.NUM_OPERATIONS, config.head_hidden, 1, key=keys[4]
         )
         self.colour_mlp = eqx.nn.MLP(
-            NUM_ROLES + 3 + config.context_size, 2, config.head_hidden, 1, key=keys[5]
+            NUM_ROLES + 3 + 2 + config.context_size, 2, config.head_hidden, 1, key=keys[5]
         )
         heads = {"point": 1, "bbox": 2, "mask": 1}[self.selection_format]
         self.selection_heads = ConvHWC(c, heads * ops.NUM_OPERATIONS, 1, key=keys[6])
-        self.paint_colour_weights = jnp.zeros((2, 2), jnp.float32)
+        self.paint_colour_weights = jnp.zeros((2, 3), jnp.float32)
+        self.paint_op_weights = jnp.zeros((2, 2), jnp.float32)
+        self.wrongness_op_weights = jnp.zeros((ops.NUM_OPERATIONS, WRONGNESS_FEATURES), jnp.float32)
 
     # -- what the demonstration pairs say (constant over an episode: computed once)
     def encode_task(self, obs: ArcObservation) -> TaskEncoding:
@@ -283,20 +309,46 @@ class ConvPolicy(AbstractPolicy):
             [transitions.reshape(-1), roles.reshape(-1), symmetry, shift, pair_code]
         )
         colour_map = transitions / jnp.maximum(jnp.sum(transitions, axis=1, keepdims=True), 1e-6)
-        return TaskEncoding(features=features, roles=roles, colour_map=colour_map)
+        if self.prediction is None:
+            cell_prediction = jnp.zeros((*self.canvas, NUM_COLOURS), jnp.float32)
+        else:
+            cell_prediction = predict_cells(
+                obs.input_grid,
+                obs.demo_inputs,
+                obs.demo_outputs,
+                obs.demo_input_shapes,
+                obs.demo_output_shapes,
+                obs.demo_mask,
+                self.prediction,
+            )
+        return TaskEncoding(features, roles, colour_map, cell_prediction)
+
+    def _wrongness(self, obs: ArcObservation, task: TaskEncoding) -> Float32[Array, "H W"]:
+        """``1 - P(predicted colour == the working grid's colour)`` inside the grid's area."""
+        area = area_mask(obs.grid_shape, self.canvas)
+        current = jax.nn.one_hot(obs.grid, NUM_COLOURS, dtype=jnp.float32)
+        agreement = jnp.sum(current * task.cell_prediction, axis=-1)
+        wrong = jnp.where(area, 1.0 - agreement, 0.0)
+        return wrong if self.prediction is not None else jnp.zeros_like(wrong)
 
     # -- context: the task encoding and the episode so far
-    def _context(self, obs: ArcObservation, task: TaskEncoding) -> Float32[Array, " C"]:
+    def _context(
+        self, obs: ArcObservation, task: TaskEncoding, wrongness: Float32[Array, " 2"]
+    ) -> Float32[Array, " C"]:
         _, grid_symmetry, grid_shift = _pair_statistics(
             obs.input_grid, obs.grid, obs.input_shape, obs.grid_shape
         )
         area = area_mask(obs.grid_shape, self.canvas)
         changed = _count((obs.grid != obs.input_grid) & area) / jnp.maximum(_count(area), 1.0)
         step = jax.nn.one_hot(jnp.minimum(obs.step_count, STEP_FEATURES - 1), STEP_FEATURES)
-        features = jnp.concatenate([task.features, grid_symmetry, grid_shift, changed[None], step])
+        features = jnp.concatenate(
+            [task.features, grid_symmetry, grid_shift, changed[None], step, wrongness]
+        )
         return jax.nn.relu(self.context_mlp(features))
 
-    def _cell_features(self, obs: ArcObservation, roles) -> Float32[Array, "F H W"]:
+    def _cell_features(
+        self, obs: ArcObservation, roles, prediction, wrong
+    ) -> Float32[Array, "F H W"]:
         height, width = self.canvas
         rows = jnp.broadcast_to(jnp.arange(height, dtype=jnp.int32)[:, None], self.canvas)
         cols = jnp.broadcast_to(jnp.arange(width, dtype=jnp.int32)[None, :], self.canvas)
@@ -328,6 +380,8 @@ class ConvPolicy(AbstractPolicy):
                 jnp.moveaxis(grid_roles, -1, 0).astype(jnp.float32),
                 jnp.moveaxis(input_roles, -1, 0).astype(jnp.float32),
                 ((mirrored == obs.grid[None]) & area[None]).astype(jnp.float32),
+                jnp.moveaxis(prediction, -1, 0),
+                wrong[None],
             ]
         )
 
@@ -336,19 +390,25 @@ class ConvPolicy(AbstractPolicy):
 
     def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution:
         """The distribution for ``obs`` given its episode's :meth:`encode_task`."""
-        context = self._context(obs, task)
+        area = area_mask(obs.grid_shape, self.canvas)
+        cells = jnp.maximum(_count(area), 1.0)
+        wrong = self._wrongness(obs, task)
+        wrongness = jnp.stack([jnp.max(wrong), jnp.sum(wrong) / cells])
+        # evidence for painting colour c at a cell: the cell is wrong and should become c
+        paint_evidence = wrong[None] * jnp.moveaxis(task.cell_prediction, -1, 0)  # [10, H, W]
+        context = self._context(obs, task, wrongness)
         roles = task.roles
-        x = jnp.moveaxis(self._cell_features(obs, roles), 0, -1)  # [H, W, F]
+        features = self._cell_features(obs, roles, task.cell_prediction, wrong)
+        x = jnp.moveaxis(features, 0, -1)  # [H, W, F]
         for index, conv in enumerate(self.trunk):
             x = conv(x)
             if index == 0:
                 x = x + self.context_to_trunk(context)[None, None, :]
             x = jax.nn.relu(x)
-        area = area_mask(obs.grid_shape, self.canvas)
-        cells = jnp.maximum(_count(area), 1.0)
         pooled_mean = jnp.sum(jnp.where(area[..., None], x, 0.0), axis=(0, 1)) / cells
         pooled_max = jnp.max(jnp.where(area[..., None], x, -1e9), axis=(0, 1))
         op_logits = self.operation_mlp(jnp.concatenate([pooled_mean, pooled_max, context]))
+        op_logits = op_logits + GATE_GAIN * (self.wrongness_op_weights @ wrongness)
 
         # colour-equivariant scores for FILL_c (0..9) and FLOOD_c (10..19)
         grid_counts = jnp.sum(jax.nn.one_hot(jnp.where(area, obs.grid, -1), NUM_COLOURS), (0, 1))
@@ -362,18 +422,29 @@ class ConvPolicy(AbstractPolicy):
                 (grid_counts / cells)[:, None],
                 (input_counts / cells)[:, None],
                 (grid_counts > 0)[:, None].astype(jnp.float32),
+                jnp.max(paint_evidence, axis=(1, 2))[:, None],
+                (jnp.sum(paint_evidence, axis=(1, 2)) / cells)[:, None],
                 jnp.broadcast_to(context[None], (NUM_COLOURS, context.shape[0])),
             ],
             axis=1,
         )
         colour_scores = jax.vmap(self.colour_mlp)(colour_features)  # [10, 2]
+        # the best cell's evidence for painting each colour, gated per paint family
+        evidence = jnp.stack(
+            [
+                jnp.log(EVIDENCE_FLOOR + jnp.max(paint_evidence, axis=(1, 2))),
+                jnp.sum(paint_evidence, axis=(1, 2)) / cells,
+            ],
+            axis=1,
+        )  # [10, 2]
+        colour_scores = colour_scores + GATE_GAIN * (evidence @ self.paint_op_weights.T)
         colour_part = jnp.concatenate(
             [colour_scores.T.reshape(-1), jnp.zeros(ops.NUM_OPERATIONS - 2 * NUM_COLOURS)]
         )
         op_logits = jnp.where(obs.allowed_operations, op_logits + colour_part, MASKED_LOGIT)
 
         maps = jnp.moveaxis(self.selection_heads(x), -1, 0)  # [heads * O, H, W]
-        maps = self._colour_equivariant_paint_maps(maps, obs.grid, task.colour_map)
+        maps = self._colour_equivariant_paint_maps(maps, obs.grid, task.colour_map, paint_evidence)
         maps = jnp.where(area[None], maps, MASKED_LOGIT)
         num_ops = ops.NUM_OPERATIONS
         if self.selection_format == "point":
@@ -384,13 +455,18 @@ class ConvPolicy(AbstractPolicy):
         return MaskDistribution(op_logits, maps, area)
 
     def _colour_equivariant_paint_maps(
-        self, maps: Float32[Array, "K H W"], grid: Int8[Array, "H W"], colour_map
+        self,
+        maps: Float32[Array, "K H W"],
+        grid: Int8[Array, "H W"],
+        colour_map: Float32[Array, "10 10"],
+        paint_evidence: Float32[Array, "10 H W"],
     ) -> Float32[Array, "K H W"]:
         """FILL_c / FLOOD_c selection maps shared by the ten colours ``c``.
 
         The map of ``FILL_0`` (``FLOOD_0``) is the shared one; the colour ``c`` adds a learned
-        mix of "the demonstrations turn this cell's colour into ``c``" and "this cell is
-        already ``c``". A rule learned for one colour then holds for all ten.
+        mix of "the demonstrations turn this cell's colour into ``c``", "this cell is
+        already ``c``" and the log of the in-context evidence that this wrong cell should
+        become ``c``. A rule learned for one colour then holds for all ten.
         """
         num_ops = ops.NUM_OPERATIONS
         per_head = maps.reshape(-1, num_ops, *maps.shape[1:])
@@ -399,8 +475,12 @@ class ConvPolicy(AbstractPolicy):
         already = (colour[None] == jnp.arange(NUM_COLOURS)[:, None, None]).astype(jnp.float32)
         painted = []
         for family, first in enumerate((ops.FILL_0, ops.FLOOD_0)):
-            weights = self.paint_colour_weights[family]
-            bonus = weights[0] * turns_into + weights[1] * already
+            weights = GATE_GAIN * self.paint_colour_weights[family]
+            bonus = (
+                weights[0] * turns_into
+                + weights[1] * already
+                + weights[2] * jnp.log(EVIDENCE_FLOOR + paint_evidence)
+            )
             painted.append(per_head[:, first : first + 1] + bonus[None])
         rest = per_head[:, 2 * NUM_COLOURS :]
         return jnp.concatenate([*painted, rest], axis=1).reshape(maps.shape)
