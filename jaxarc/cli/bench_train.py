@@ -8,8 +8,9 @@ Measured on the configuration of a preset (flags override its batch shape):
   the speed-up ratio, and the first compiled call (trace + compile);
 * a whole update (``make_train``: rollouts + ``epochs x minibatches`` steps): first call and
   sustained time, environment steps per second;
-* the environment alone: the same number of episodes and steps with uniformly random actions
-  (no policy), as a share of the update's time.
+* the environment alone: the environment work of an update's rollouts (B resets repeated G
+  times, T steps of the B*G episodes) with uniformly random actions and no policy, as a
+  share of the update's time.
 
 The lead's ``jaxarc bench`` module calls :func:`register_train_bench`.
 """
@@ -95,10 +96,13 @@ def _make_collect(config: Any) -> Callable[[Any, Any], Any]:
 
 
 def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
-    """(first call, sustained mean) of B*G episodes x T steps with random actions."""
+    """(first call, sustained mean) of the environment work of one update's rollouts, with
+    random actions: B resets (one task per group, as ``group_rollout`` does), each state
+    repeated G times, then T batched steps of the B*G episodes."""
     import equinox as eqx
     import jax
 
+    from jaxarc.agents.rollout import repeat_groups
     from jaxarc.agents.train import load_task_source
     from jaxarc.envs.functional import batch_reset, batch_step
     from jaxarc.envs.spaces import StructuredActionSpace
@@ -111,7 +115,9 @@ def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
     @eqx.filter_jit
     def play(key):
         reset_key, act_key = jax.random.split(key)
-        states, _ = batch_reset(jax.random.split(reset_key, episodes), env_config, source)
+        keys = jax.random.split(reset_key, config.batch_tasks)
+        states, _ = batch_reset(keys, env_config, source)
+        states = repeat_groups(states, config.group_size)
 
         def step(states, step_key):
             actions = jax.vmap(space.sample)(jax.random.split(step_key, episodes))
