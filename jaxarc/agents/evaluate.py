@@ -72,10 +72,11 @@ def _play_batch(
     states, obs = batch_reset(reset_keys, env_config, bank, task_indices, pair_indices)
     steps = env_config.environment.max_episode_steps
     per_step_keys = jax.vmap(lambda k: jax.random.split(k, steps), out_axes=1)(step_keys)
+    tasks = jax.vmap(policy.encode_task)(obs)  # the demonstration pairs, once per episode
 
     def step(carry: tuple[Any, ArcObservation], step_key: PRNGKeyArray) -> tuple[Any, None]:
         states, obs = carry
-        actions = jax.vmap(lambda o, k: policy(o).sample(k))(obs, step_key)
+        actions = jax.vmap(lambda o, t, k: policy.act(o, t).sample(k))(obs, tasks, step_key)
         states, obs, _, _, _ = batch_step(states, actions, env_config)
         return (states, obs), None
 
