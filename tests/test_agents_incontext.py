@@ -3,6 +3,8 @@ reference, region averaging, and what it predicts on generated tasks."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -150,3 +152,32 @@ def test_predictions_recover_generated_targets(family):
 
     solved = jax.jit(jax.vmap(held_out))(tasks, jnp.arange(64) % num_demos)
     assert float(jnp.mean(solved)) >= 0.95
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_policy_reads_the_prediction_and_the_ablation_removes_it(enabled):
+    """``PolicyConfig.in_context_prediction`` switches the predictor: on, the policy's task
+    encoding carries the prediction of the episode's target; off, zeros. Both act finitely."""
+    from jaxarc.agents import PolicyConfig, TrainConfig, make_policy
+    from jaxarc.envs.episode import episode_pair
+    from jaxarc.envs.functional import batch_reset
+
+    config = TrainConfig.preset("quick")
+    env_config = config.env_config(episode_mode="eval")
+    policy_config = PolicyConfig(channels=4, context_size=8, head_hidden=8)
+    policy_config = dataclasses.replace(policy_config, in_context_prediction=enabled)
+    policy = make_policy(jax.random.key(0), policy_config, env_config)
+    states, obs = batch_reset(
+        jax.random.split(jax.random.key(5), 32), env_config, make_generator("gen/recolour")
+    )
+    encodings = jax.vmap(policy.encode_task)(obs)
+    dists = jax.vmap(policy.act)(obs, encodings)
+    assert bool(jnp.all(jnp.isfinite(jax.vmap(lambda d: d.entropy())(dists))))
+    prediction = np.asarray(encodings.cell_prediction)
+    if not enabled:
+        assert not prediction.any()
+        return
+    pairs = jax.vmap(lambda s: episode_pair(s.episode_store, s.pair_index, "eval"))(states)
+    target = np.asarray(pairs.target_grid)
+    recovered = np.all((prediction.argmax(-1) == target) | (target < 0), axis=(1, 2))
+    assert recovered.mean() >= 0.95
