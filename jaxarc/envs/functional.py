@@ -135,6 +135,17 @@ def _observation(
     )
 
 
+def _uniform_index(key: PRNGKeyArray, count: Int32[Array, ""]) -> Int32[Array, ""]:
+    """A uniform index in ``0..count - 1`` (0 when ``count < 1``) from ONE 32-bit draw.
+
+    The remainder of a 32-bit word (bias below ``count / 2**32``). ``jax.random.randint``
+    makes three PRNG calls (a split and two draws), and every threefry call site is a few
+    dozen XLA kernels to compile; reset has two such draws.
+    """
+    word = jax.random.bits(key, (), jnp.uint32)
+    return (word % jnp.maximum(count, 1).astype(jnp.uint32)).astype(jnp.int32)
+
+
 def _reset_one(
     key: PRNGKeyArray,
     config: JaxArcConfig,
@@ -151,9 +162,14 @@ def _reset_one(
     task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
     pair_index = jnp.asarray(-1 if pair_index is None else pair_index, dtype=jnp.int32)
     key, task_key, pair_key = jax.random.split(key, 3)
-    task, task_index = source.sample_task(task_key, task_index)
+    if isinstance(source, TaskBank):  # the bank's own sample_task draws with randint
+        sampled_task = _uniform_index(task_key, jnp.int32(source.num_tasks))
+        task_index = jnp.where(task_index >= 0, task_index, sampled_task)
+        task = source.task(task_index)
+    else:
+        task, task_index = source.sample_task(task_key, task_index)
     num_pairs = num_episode_pairs(task, mode)
-    sampled_pair = jax.random.randint(pair_key, (), 0, jnp.maximum(num_pairs, 1), dtype=jnp.int32)
+    sampled_pair = _uniform_index(pair_key, num_pairs)
     pair_index = jnp.where(pair_index >= 0, pair_index, sampled_pair).astype(jnp.int32)
     if config.environment.validate:  # concrete indices are also checked before tracing
         if isinstance(source, TaskBank):
