@@ -138,9 +138,9 @@ def _observation(
 def _uniform_below(word: UInt32[Array, ""], count: Int32[Array, ""]) -> Int32[Array, ""]:
     """A uniform index in ``0..count - 1`` (0 when ``count < 1``) from one random 32-bit word.
 
-    The word's remainder (bias below ``count / 2**32``). Reset draws both of its indices with
-    ONE ``jax.random.bits`` call: ``jax.random.randint`` makes three PRNG calls (a split and
-    two draws) per index, and every threefry call site is about ten XLA kernels to compile.
+    The word's remainder (bias below ``count / 2**32``). ``jax.random.randint`` makes three
+    PRNG calls (a split and two draws) per index, and every threefry call site is about ten
+    XLA kernels to compile; reset makes one call in all.
     """
     return (word % jnp.maximum(count, 1).astype(jnp.uint32)).astype(jnp.int32)
 
@@ -161,7 +161,10 @@ def _reset_one(
     task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
     pair_index = jnp.asarray(-1 if pair_index is None else pair_index, dtype=jnp.int32)
     key, task_key, draw_key = jax.random.split(key, 3)
-    draws = jax.random.bits(draw_key, (2,), jnp.uint32)  # a bank's task, the pair
+    # A split-off key's data are uniformly random words (threefry outputs, like those of
+    # jax.random.bits): the one PRNG call of reset gives the episode's key, the task
+    # source's key and the two draws (a bank's task, the pair).
+    draws = jax.random.key_data(draw_key).reshape(-1)
     if isinstance(source, TaskBank):  # (the bank's own sample_task draws with randint)
         sampled_task = _uniform_below(draws[0], jnp.int32(source.num_tasks))
         task_index = jnp.where(task_index >= 0, task_index, sampled_task)
