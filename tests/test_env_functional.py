@@ -195,6 +195,28 @@ def test_bank_sampling_and_explicit_indices(bank):
     np.testing.assert_array_equal(states.grid[1], bank.demo_inputs[1, 1])
 
 
+def test_reset_samples_with_one_prng_call(bank):
+    # Each PRNG call site is ~10 XLA kernels to compile; reset draws the task and the pair from
+    # the data of one split-off key, and still covers every task and pair.
+    cfg = config()
+    keys = jax.random.split(jax.random.key(5), 256)
+    jaxpr = jax.make_jaxpr(lambda k: batch_reset(k, cfg, bank))(keys)
+    prng = [name for name in _primitive_names(jaxpr.jaxpr) if name.startswith("random_")]
+    assert sorted(prng) == ["random_split", "random_unwrap"]
+    states, _ = batch_reset(keys, cfg, bank)
+    played = set(zip(states.task_index.tolist(), states.pair_index.tolist(), strict=True))
+    assert played == {(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)}  # 3 + 2 demo pairs
+
+
+def _primitive_names(jaxpr) -> list[str]:
+    names = []
+    for eqn in jaxpr.eqns:
+        names.append(eqn.primitive.name)
+        for sub in jax.extend.core.jaxprs_in_params(eqn.params):
+            names += _primitive_names(sub)
+    return names
+
+
 def test_canvas_mismatch_is_a_clear_error(task):
     with pytest.raises(ValueError, match="canvas"):
         arc_reset(jax.random.key(0), JaxArcConfig(), task)
