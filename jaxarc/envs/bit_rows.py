@@ -66,10 +66,10 @@ def unpack_columns(words: UInt32[Array, "*K W"], height: int) -> Bool[Array, "*K
 def unpack_columns_flat(words: UInt32[Array, " W"], height: int) -> Int8[Array, " C"]:
     """:func:`unpack_columns` as 0/1 bytes of the flattened ``(height * W)`` canvas.
 
-    Built as the concatenation of the rows (each row elementwise over the words), which XLA
-    fuses into its consumer as a vectorised loop; broadcasting the words against a row index
-    and reshaping runs several times slower.
+    One broadcast of the words against the row index, reshaped flat: XLA fuses it into its
+    consumer's flat loop as a single computation. (A concatenation of per-row pieces runs as
+    fast but compiles to one kernel per row: 30 kernels, ~1.3 s of compile.)
     """
-    one = jnp.uint32(1)
-    rows = [(jnp.right_shift(words, jnp.uint32(r)) & one).astype(jnp.int8) for r in range(height)]
-    return jnp.concatenate(rows)
+    shifts = jnp.arange(height, dtype=jnp.uint32)[:, None]
+    bits = jnp.right_shift(words[None, :], shifts) & jnp.uint32(1)
+    return bits.astype(jnp.int8).reshape(height * words.shape[0])

@@ -33,7 +33,7 @@ from jaxarc.envs.bit_rows import (
     pack_equal_columns,
     unpack_columns,
 )
-from jaxarc.envs.fusion_barrier import materialize
+from jaxarc.envs.fusion_barrier import materialize, materialize_array
 
 UNROLL = 1  # lines per scan iteration
 CHUNK = 512  # environments filled together (see _fill_seeded_lanes)
@@ -200,7 +200,9 @@ def _flood_point_regions_batched(axis_size, in_batched, grid, row, col, floods):
         )
         return _fill_lines_leading(*(jnp.moveaxis(x, 0, -1) for x in links))
 
-    return jnp.moveaxis(_for_seeded_lanes(floods & on_canvas, fill_lanes, width), -1, 0), True
+    filled = _for_seeded_lanes(floods & on_canvas, fill_lanes, width)
+    # Transposed once here: fused into the consumer's loop, the strided reads halve throughput.
+    return materialize_array(jnp.moveaxis(filled, -1, 0)), True
 
 
 def _point_links(

@@ -20,7 +20,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray, UInt32
 
 from jaxarc.data.bank import Task, TaskBank
 from jaxarc.data.source import AbstractTaskSource
@@ -135,6 +135,16 @@ def _observation(
     )
 
 
+def _uniform_below(word: UInt32[Array, ""], count: Int32[Array, ""]) -> Int32[Array, ""]:
+    """A uniform index in ``0..count - 1`` (0 when ``count < 1``) from one random 32-bit word.
+
+    The word's remainder (bias below ``count / 2**32``). ``jax.random.randint`` makes three
+    PRNG calls (a split and two draws) per index, and every threefry call site is about ten
+    XLA kernels to compile; reset makes one call in all.
+    """
+    return (word % jnp.maximum(count, 1).astype(jnp.uint32)).astype(jnp.int32)
+
+
 def _reset_one(
     key: PRNGKeyArray,
     config: JaxArcConfig,
@@ -150,10 +160,19 @@ def _reset_one(
     mode = config.environment.episode_mode
     task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
     pair_index = jnp.asarray(-1 if pair_index is None else pair_index, dtype=jnp.int32)
-    key, task_key, pair_key = jax.random.split(key, 3)
-    task, task_index = source.sample_task(task_key, task_index)
+    key, task_key, draw_key = jax.random.split(key, 3)
+    # A split-off key's data are uniformly random words (threefry outputs, like those of
+    # jax.random.bits): the one PRNG call of reset gives the episode's key, the task
+    # source's key and the two draws (a bank's task, the pair).
+    draws = jax.random.key_data(draw_key).reshape(-1)
+    if isinstance(source, TaskBank):  # (the bank's own sample_task draws with randint)
+        sampled_task = _uniform_below(draws[0], jnp.int32(source.num_tasks))
+        task_index = jnp.where(task_index >= 0, task_index, sampled_task)
+        task = source.task(task_index)
+    else:
+        task, task_index = source.sample_task(task_key, task_index)
     num_pairs = num_episode_pairs(task, mode)
-    sampled_pair = jax.random.randint(pair_key, (), 0, jnp.maximum(num_pairs, 1), dtype=jnp.int32)
+    sampled_pair = _uniform_below(draws[1], num_pairs)
     pair_index = jnp.where(pair_index >= 0, pair_index, sampled_pair).astype(jnp.int32)
     if config.environment.validate:  # concrete indices are also checked before tracing
         if isinstance(source, TaskBank):

@@ -12,24 +12,44 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 from jaxtyping import Array, Int, PyTree
 
 
 def materialize(tree: PyTree) -> PyTree:
-    """``tree`` unchanged (numeric and boolean leaves), but computed once, not per consumer."""
+    """``tree`` unchanged (numeric and boolean leaves), but computed once, not per consumer.
+
+    One variadic identity reduction per leaf shape (each leaf in its own dtype), so XLA emits
+    one kernel for all leaves of a shape; concatenating the leaves into one array instead
+    compiles to a kernel per leaf plus one for the concatenation.
+    """
     leaves, treedef = jax.tree_util.tree_flatten(tree)
-    if not leaves:
-        return tree
     arrays = [jnp.asarray(leaf) for leaf in leaves]
-    flat = jnp.concatenate([a.astype(jnp.int32).reshape(-1) for a in arrays])
-    floor = jnp.full_like(flat, jnp.iinfo(jnp.int32).min)
-    flat = jnp.max(jnp.stack([flat, floor]), axis=0)  # identity; a reduction XLA won't fuse
-    out, start = [], 0
-    for a in arrays:
-        part = flat[start : start + a.size].reshape(a.shape)
-        out.append(part != 0 if a.dtype == jnp.bool_ else part.astype(a.dtype))
-        start += a.size
+    out = list(arrays)
+    for shape in dict.fromkeys(a.shape for a in arrays):
+        group = [k for k, a in enumerate(arrays) if a.shape == shape]
+        floors = [_lowest(arrays[k].dtype) for k in group]
+        stacked = [
+            jnp.stack([arrays[k], jnp.full_like(arrays[k], f)])
+            for k, f in zip(group, floors, strict=True)
+        ]
+        reduced = lax.reduce(stacked, floors, _max_each, (0,))
+        for k, value in zip(group, reduced, strict=True):
+            out[k] = value
     return jax.tree_util.tree_unflatten(treedef, out)
+
+
+def _max_each(xs: list[Array], ys: list[Array]) -> list[Array]:
+    return [lax.max(x, y) for x, y in zip(xs, ys, strict=True)]
+
+
+def _lowest(dtype) -> Array:
+    """The identity of ``max`` for ``dtype`` (False for booleans)."""
+    if dtype == jnp.bool_:
+        return jnp.asarray(False)
+    if jnp.issubdtype(dtype, jnp.floating):
+        return jnp.asarray(-jnp.inf, dtype)
+    return jnp.asarray(jnp.iinfo(dtype).min, dtype)
 
 
 def materialize_array(array: Int[Array, "..."]) -> Int[Array, "..."]:

@@ -77,10 +77,14 @@ class CoordinateMap(eqx.Module):
 
     @classmethod
     def select(cls, index: Int[Array, ""], choices: list[tuple]) -> CoordinateMap:
-        """Pick one of several maps, each given as a 10-tuple of scalars, by ``index``."""
-        table = jnp.stack([jnp.stack([jnp.asarray(v, jnp.int32) for v in row]) for row in choices])
-        row = table[index]
-        return cls(*(row[k] for k in range(10)))
+        """Pick one of several maps, each given as a 10-tuple of scalars, by ``index``.
+
+        One elementwise ``select_n`` per field (a table built with ``stack`` and indexed
+        compiles to a kernel per concatenation).
+        """
+        index = jnp.clip(jnp.asarray(index, jnp.int32), 0, len(choices) - 1)
+        fields = zip(*choices, strict=True)
+        return cls(*(lax.select_n(index, *(jnp.asarray(v, jnp.int32) for v in f)) for f in fields))
 
     def mapped_spans(self, height: int, width: int) -> tuple[Bool[Array, " H"], Bool[Array, " W"]]:
         """Mapped rows and columns: the mapped cells are ``rows[:, None] & cols[None, :]``.
