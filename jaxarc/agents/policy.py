@@ -31,7 +31,7 @@ import dataclasses
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Bool, Float, Float32, Int8, Int32, PRNGKeyArray
+from jaxtyping import Array, Float32, Int8, PRNGKeyArray
 
 from jaxarc.agents.distributions import (
     MASKED_LOGIT,
@@ -40,15 +40,24 @@ from jaxarc.agents.distributions import (
     MaskDistribution,
     PointDistribution,
 )
+from jaxarc.agents.features import (
+    NUM_COLOURS,
+    NUM_ROLES,
+    NUM_SYMMETRIES,
+    colour_roles,
+    count,
+    masked_mean,
+    one_hot_padded,
+    pair_statistics,
+    symmetric_views,
+)
 from jaxarc.agents.incontext import CellPredictionConfig, predict_cells
+from jaxarc.agents.layers import ConvHWC
 from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import area_mask
 from jaxarc.envs.types import ArcObservation
 
-NUM_COLOURS = ops.NUM_COLORS
-NUM_ROLES = 4
-NUM_SYMMETRIES = 4
 STEP_FEATURES = 16
 CELL_FEATURES = 11 + 11 + 2 + 7 + 2 * NUM_ROLES + NUM_SYMMETRIES + NUM_COLOURS + 1
 WRONGNESS_FEATURES = 2  # largest and mean wrongness of the working grid's cells
@@ -84,110 +93,7 @@ class PolicyConfig:
             )
 
 
-# ---------------------------------------------------------------- feature helpers
-
-
-def _one_hot_padded(grid: Int8[Array, "*b H W"]) -> Float32[Array, "*b 11 H W"]:
-    """One-hot over ``-1`` (padding) and the ten colours, channel axis before ``H W``."""
-    hot = jax.nn.one_hot(grid.astype(jnp.int32) + 1, 11, dtype=jnp.float32)
-    return jnp.moveaxis(hot, -1, -3)
-
-
-def _symmetric_views(grid: Int8[Array, "H W"], shape: Int32[Array, " 2"]) -> Int8[Array, "4 H W"]:
-    """``grid`` mirrored left-right, top-bottom, rotated 180 and transposed, in its area."""
-    height, width = grid.shape
-    rows = jnp.arange(height, dtype=jnp.int32)[:, None]
-    cols = jnp.arange(width, dtype=jnp.int32)[None, :]
-    mirror_r = jnp.clip(shape[0] - 1 - rows, 0, height - 1)
-    mirror_c = jnp.clip(shape[1] - 1 - cols, 0, width - 1)
-    rows_b = jnp.broadcast_to(rows, grid.shape)
-    cols_b = jnp.broadcast_to(cols, grid.shape)
-    mirror_r = jnp.broadcast_to(mirror_r, grid.shape)
-    mirror_c = jnp.broadcast_to(mirror_c, grid.shape)
-    transposed = grid[jnp.clip(cols_b, 0, height - 1), jnp.clip(rows_b, 0, width - 1)]
-    return jnp.stack(
-        [grid[rows_b, mirror_c], grid[mirror_r, cols_b], grid[mirror_r, mirror_c], transposed]
-    )
-
-
-def _count(mask: Bool[Array, "..."]) -> Float32[Array, ""]:
-    return jnp.sum(mask, dtype=jnp.float32)
-
-
-def _centroid(grid: Int8[Array, "H W"]) -> Float32[Array, " 2"]:
-    on = (grid > 0).astype(jnp.float32)
-    rows = jnp.arange(grid.shape[0], dtype=jnp.float32)[:, None]
-    cols = jnp.arange(grid.shape[1], dtype=jnp.float32)[None, :]
-    total = jnp.maximum(jnp.sum(on), 1.0)
-    return jnp.stack([jnp.sum(on * rows) / total, jnp.sum(on * cols) / total])
-
-
-def _masked_mean(values: Float[Array, "P ..."], mask: Bool[Array, " P"]) -> Float[Array, "..."]:
-    weights = mask.astype(jnp.float32).reshape((-1,) + (1,) * (values.ndim - 1))
-    return jnp.sum(values * weights, axis=0) / jnp.maximum(jnp.sum(weights), 1.0)
-
-
-def _pair_statistics(
-    inp: Int8[Array, "H W"], out: Int8[Array, "H W"], in_shape, out_shape
-) -> tuple[Float32[Array, "10 10"], Float32[Array, " 4"], Float32[Array, " 2"]]:
-    """Colour transitions (fractions of cells), symmetry scores and centroid shift of a pair."""
-    both = (inp >= 0) & (out >= 0)
-    hot_in = jax.nn.one_hot(jnp.where(both, inp, -1).astype(jnp.int32), NUM_COLOURS)
-    hot_out = jax.nn.one_hot(jnp.where(both, out, -1).astype(jnp.int32), NUM_COLOURS)
-    cells = jnp.maximum(_count(both), 1.0)
-    transitions = jnp.einsum("hwi,hwj->ij", hot_in, hot_out) / cells
-    inside_out = area_mask(out_shape, out.shape)
-    views = _symmetric_views(inp, in_shape)
-    same_shape = jnp.all(in_shape == out_shape)
-    matches = jnp.sum((views == out[None]) & inside_out[None], axis=(1, 2)).astype(jnp.float32)
-    symmetry = jnp.where(same_shape, matches / jnp.maximum(_count(inside_out), 1.0), 0.0)
-    shift = (_centroid(out) - _centroid(inp)) / jnp.float32(max(inp.shape))
-    return transitions, symmetry, shift
-
-
-def _colour_roles(transitions: Float32[Array, "10 10"]) -> Float32[Array, "10 4"]:
-    """Per colour: share of its cells that change, share of changes into it, presence in/out."""
-    off_diagonal = transitions * (1.0 - jnp.eye(NUM_COLOURS, dtype=jnp.float32))
-    in_mass = jnp.sum(transitions, axis=1)
-    out_mass = jnp.sum(transitions, axis=0)
-    changed_from = jnp.sum(off_diagonal, axis=1) / jnp.maximum(in_mass, 1e-6)
-    changed_into = jnp.sum(off_diagonal, axis=0) / jnp.maximum(jnp.sum(off_diagonal), 1e-6)
-    return jnp.stack([changed_from, changed_into, in_mass, out_mass], axis=1)
-
-
 # ---------------------------------------------------------------- the policy
-
-
-class ConvHWC(eqx.Module):
-    """A same-padded 2-D convolution on channels-last ``[H, W, C]`` inputs.
-
-    Computed as patches (the ``K*K`` shifted copies side by side) times a matrix: on XLA:CPU
-    a dot and its gradient are several times faster than ``conv_general_dilated`` and its
-    gradient at these sizes (a whole GRPO update went from ~1.8 s to ~0.25 s).
-    """
-
-    weight: Float32[Array, "K K I O"]
-    bias: Float32[Array, " O"]
-
-    def __init__(self, in_channels: int, out_channels: int, size: int, *, key: PRNGKeyArray):
-        scale = 1.0 / jnp.sqrt(jnp.float32(in_channels * size * size))
-        w_key, b_key = jax.random.split(key)
-        shape = (size, size, in_channels, out_channels)
-        self.weight = jax.random.uniform(w_key, shape, jnp.float32, -scale, scale)
-        self.bias = jax.random.uniform(b_key, (out_channels,), jnp.float32, -scale, scale)
-
-    def __call__(self, x: Float32[Array, "H W I"]) -> Float32[Array, "H W O"]:
-        size, _, in_channels, out_channels = self.weight.shape
-        height, width = x.shape[0], x.shape[1]
-        if size > 1:
-            pad = size // 2
-            padded = jnp.pad(x, ((pad, pad), (pad, pad), (0, 0)))
-            shifts = [(dy, dx) for dy in range(size) for dx in range(size)]
-            x = jnp.concatenate(
-                [padded[dy : dy + height, dx : dx + width] for dy, dx in shifts], axis=-1
-            )
-        weight = self.weight.reshape(size * size * in_channels, out_channels)
-        return jnp.einsum("hwi,io->hwo", x, weight) + self.bias[None, None, :]
 
 
 class TaskEncoding(eqx.Module):
@@ -289,22 +195,22 @@ class ConvPolicy(AbstractPolicy):
     # -- what the demonstration pairs say (constant over an episode: computed once)
     def encode_task(self, obs: ArcObservation) -> TaskEncoding:
         """Features of the in-context pairs: reuse them for every step of the episode."""
-        stats = jax.vmap(_pair_statistics)(
+        stats = jax.vmap(pair_statistics)(
             obs.demo_inputs, obs.demo_outputs, obs.demo_input_shapes, obs.demo_output_shapes
         )
-        transitions, symmetry, shift = (_masked_mean(s, obs.demo_mask) for s in stats)
-        roles = _colour_roles(transitions)
+        transitions, symmetry, shift = (masked_mean(s, obs.demo_mask) for s in stats)
+        roles = colour_roles(transitions)
 
         def encode_pair(inp, out):
             x = jnp.concatenate(
-                [_one_hot_padded(inp), _one_hot_padded(out), (inp != out)[None].astype(jnp.float32)]
+                [one_hot_padded(inp), one_hot_padded(out), (inp != out)[None].astype(jnp.float32)]
             )
             x = jnp.moveaxis(x, 0, -1)  # channels last
             x = jax.nn.relu(self.pair_conv2(jax.nn.relu(self.pair_conv1(x))))
             return jnp.concatenate([jnp.mean(x, axis=(0, 1)), jnp.max(x, axis=(0, 1))])
 
         pair_codes = jax.vmap(encode_pair)(obs.demo_inputs, obs.demo_outputs)
-        pair_code = _masked_mean(pair_codes, obs.demo_mask)
+        pair_code = masked_mean(pair_codes, obs.demo_mask)
         features = jnp.concatenate(
             [transitions.reshape(-1), roles.reshape(-1), symmetry, shift, pair_code]
         )
@@ -335,11 +241,11 @@ class ConvPolicy(AbstractPolicy):
     def _context(
         self, obs: ArcObservation, task: TaskEncoding, wrongness: Float32[Array, " 2"]
     ) -> Float32[Array, " C"]:
-        _, grid_symmetry, grid_shift = _pair_statistics(
+        _, grid_symmetry, grid_shift = pair_statistics(
             obs.input_grid, obs.grid, obs.input_shape, obs.grid_shape
         )
         area = area_mask(obs.grid_shape, self.canvas)
-        changed = _count((obs.grid != obs.input_grid) & area) / jnp.maximum(_count(area), 1.0)
+        changed = count((obs.grid != obs.input_grid) & area) / jnp.maximum(count(area), 1.0)
         step = jax.nn.one_hot(jnp.minimum(obs.step_count, STEP_FEATURES - 1), STEP_FEATURES)
         features = jnp.concatenate(
             [task.features, grid_symmetry, grid_shift, changed[None], step, wrongness]
@@ -369,11 +275,11 @@ class ConvPolicy(AbstractPolicy):
         input_roles = jnp.where(
             (obs.input_grid >= 0)[..., None], roles[jnp.maximum(obs.input_grid, 0)], 0.0
         )
-        mirrored = _symmetric_views(obs.input_grid, obs.input_shape)
+        mirrored = symmetric_views(obs.input_grid, obs.input_shape)
         return jnp.concatenate(
             [
-                _one_hot_padded(obs.grid),
-                _one_hot_padded(obs.input_grid),
+                one_hot_padded(obs.grid),
+                one_hot_padded(obs.input_grid),
                 (obs.grid != obs.input_grid)[None].astype(jnp.float32),
                 obs.clipboard_mask[None].astype(jnp.float32),
                 position,
@@ -391,7 +297,7 @@ class ConvPolicy(AbstractPolicy):
     def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution:
         """The distribution for ``obs`` given its episode's :meth:`encode_task`."""
         area = area_mask(obs.grid_shape, self.canvas)
-        cells = jnp.maximum(_count(area), 1.0)
+        cells = jnp.maximum(count(area), 1.0)
         wrong = self._wrongness(obs, task)
         wrongness = jnp.stack([jnp.max(wrong), jnp.sum(wrong) / cells])
         # evidence for painting colour c at a cell: the cell is wrong and should become c
