@@ -69,9 +69,10 @@ def _random_grid(rng, canvas, shape):
     return grid
 
 
-@settings(max_examples=15, deadline=None)
+@pytest.mark.parametrize("streaming", [False, True])
+@settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1))
-def test_attention_matches_numpy_reference(seed):
+def test_attention_matches_numpy_reference(streaming, seed):
     rng = np.random.default_rng(seed)
     canvas = (5, 6)
     shapes = [tuple(rng.integers(2, 6, size=2).clip(max=canvas)) for _ in range(4)]
@@ -79,10 +80,15 @@ def test_attention_matches_numpy_reference(seed):
     demo_in = np.stack([_random_grid(rng, canvas, s) for s in shapes[1:]])
     demo_out = np.where(demo_in >= 0, rng.integers(0, 10, size=demo_in.shape), -1)
     demo_out = demo_out.astype(np.int8)
-    usable = np.array([True, bool(rng.integers(2)), True])
+    usable = np.array([bool(rng.integers(2)), bool(rng.integers(2)), True])
     config = CellPredictionConfig(centre_weight=float(rng.uniform(1, 10)), sharpness=0.7)
     got, any_usable = attend_to_demonstrations(
-        jnp.asarray(inp), jnp.asarray(demo_in), jnp.asarray(demo_out), jnp.asarray(usable), config
+        jnp.asarray(inp),
+        jnp.asarray(demo_in),
+        jnp.asarray(demo_out),
+        jnp.asarray(usable),
+        config,
+        streaming=streaming,
     )
     assert bool(any_usable)
     expected = _reference_attention(inp, demo_in, demo_out, usable, config)
