@@ -66,22 +66,24 @@ def main() -> None:
         f"{random_similarity:.3f} on {args.eval_tasks} held-out tasks"
     )
 
+    def held_out(policy) -> dict[str, float]:
+        """Greedy success and final similarity (and sampled success) on the held-out tasks."""
+        greedy_eval = greedy(policy, eval_key)
+        return dict(
+            heldout_greedy=float(greedy_eval["success"]),
+            heldout_greedy_similarity=float(greedy_eval["similarity"]),
+            heldout_sampled=float(sampled(policy, eval_key)["success"])
+            if sampled
+            else float("nan"),
+        )
+
     init, update = make_train(config)
     state = init(jax.random.key(config.seed))
     rows = []
     with out.open("w") as log:
         header = {"random_success": random_success, "random_similarity": random_similarity}
         log.write(json.dumps({**header, "config": repr(config)}) + "\n")
-        untrained = greedy(state.policy, eval_key)
-        row = dict(
-            update=0,
-            seconds=0.0,
-            heldout_greedy=float(untrained["success"]),
-            heldout_greedy_similarity=float(untrained["similarity"]),
-            heldout_sampled=float(sampled(state.policy, eval_key)["success"])
-            if sampled
-            else float("nan"),
-        )
+        row = dict(update=0, seconds=0.0, **held_out(state.policy))
         rows.append(row)
         log.write(json.dumps(row) + "\n")
         print(f"untrained policy: held-out greedy {row['heldout_greedy']:.3f}", flush=True)
@@ -101,26 +103,18 @@ def main() -> None:
                 )
             if index % args.eval_every == 0 or index == 1 or last:
                 eval_start = time.perf_counter()
-                greedy_eval = greedy(state.policy, eval_key)
-                g, g_sim = float(greedy_eval["success"]), float(greedy_eval["similarity"])
-                s = float(sampled(state.policy, eval_key)["success"]) if sampled else float("nan")
-                m = {k: float(v) for k, v in metrics.items()}
+                evaluation = held_out(state.policy)
                 eval_seconds += time.perf_counter() - eval_start
-                row = dict(
-                    update=index,
-                    seconds=round(elapsed, 1),
-                    heldout_greedy=g,
-                    heldout_greedy_similarity=g_sim,
-                    heldout_sampled=s,
-                    **m,
-                )
+                m = {k: float(v) for k, v in metrics.items()}
+                row = dict(update=index, seconds=round(elapsed, 1), **evaluation, **m)
                 rows.append(row)
                 log.write(json.dumps(row) + "\n")
                 log.flush()
                 print(
-                    f"upd {index:5d}  t {row['seconds']:7.1f}s  held-out greedy {g:.3f} "
-                    f"(similarity {g_sim:.3f}) "
-                    f"sampled {s:.3f}  train succ {m['success_rate']:.3f} "
+                    f"upd {index:5d}  t {row['seconds']:7.1f}s  held-out greedy "
+                    f"{row['heldout_greedy']:.3f} "
+                    f"(similarity {row['heldout_greedy_similarity']:.3f}) "
+                    f"sampled {row['heldout_sampled']:.3f}  train succ {m['success_rate']:.3f} "
                     f"ret {m['mean_return']:.3f} ent {m['entropy']:.2f} kl {m['kl']:.4f} "
                     f"clip {m['clip_fraction']:.3f} eq {m['equal_group_fraction']:.2f}",
                     flush=True,

@@ -31,7 +31,7 @@ import dataclasses
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float32, Int8, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int8, PRNGKeyArray
 
 from jaxarc.agents.distributions import (
     MASKED_LOGIT,
@@ -229,13 +229,16 @@ class ConvPolicy(AbstractPolicy):
             )
         return TaskEncoding(features, roles, colour_map, cell_prediction)
 
-    def _wrongness(self, obs: ArcObservation, task: TaskEncoding) -> Float32[Array, "H W"]:
-        """``1 - P(predicted colour == the working grid's colour)`` inside the grid's area."""
-        area = area_mask(obs.grid_shape, self.canvas)
+    def _wrongness(
+        self, obs: ArcObservation, task: TaskEncoding, area: Bool[Array, "H W"]
+    ) -> Float32[Array, "H W"]:
+        """``1 - P(predicted colour == the working grid's colour)`` inside the grid's ``area``
+        (zeros without the predictor)."""
+        if self.prediction is None:
+            return jnp.zeros(self.canvas, jnp.float32)
         current = jax.nn.one_hot(obs.grid, NUM_COLOURS, dtype=jnp.float32)
         agreement = jnp.sum(current * task.cell_prediction, axis=-1)
-        wrong = jnp.where(area, 1.0 - agreement, 0.0)
-        return wrong if self.prediction is not None else jnp.zeros_like(wrong)
+        return jnp.where(area, 1.0 - agreement, 0.0)
 
     # -- context: the task encoding and the episode so far
     def _context(
@@ -298,10 +301,12 @@ class ConvPolicy(AbstractPolicy):
         """The distribution for ``obs`` given its episode's :meth:`encode_task`."""
         area = area_mask(obs.grid_shape, self.canvas)
         cells = jnp.maximum(count(area), 1.0)
-        wrong = self._wrongness(obs, task)
+        wrong = self._wrongness(obs, task, area)
         wrongness = jnp.stack([jnp.max(wrong), jnp.sum(wrong) / cells])
         # evidence for painting colour c at a cell: the cell is wrong and should become c
         paint_evidence = wrong[None] * jnp.moveaxis(task.cell_prediction, -1, 0)  # [10, H, W]
+        best_evidence = jnp.max(paint_evidence, axis=(1, 2))  # [10]
+        mean_evidence = jnp.sum(paint_evidence, axis=(1, 2)) / cells  # [10]
         context = self._context(obs, task, wrongness)
         roles = task.roles
         features = self._cell_features(obs, roles, task.cell_prediction, wrong)
@@ -328,8 +333,8 @@ class ConvPolicy(AbstractPolicy):
                 (grid_counts / cells)[:, None],
                 (input_counts / cells)[:, None],
                 (grid_counts > 0)[:, None].astype(jnp.float32),
-                jnp.max(paint_evidence, axis=(1, 2))[:, None],
-                (jnp.sum(paint_evidence, axis=(1, 2)) / cells)[:, None],
+                best_evidence[:, None],
+                mean_evidence[:, None],
                 jnp.broadcast_to(context[None], (NUM_COLOURS, context.shape[0])),
             ],
             axis=1,
@@ -337,11 +342,7 @@ class ConvPolicy(AbstractPolicy):
         colour_scores = jax.vmap(self.colour_mlp)(colour_features)  # [10, 2]
         # the best cell's evidence for painting each colour, gated per paint family
         evidence = jnp.stack(
-            [
-                jnp.log(EVIDENCE_FLOOR + jnp.max(paint_evidence, axis=(1, 2))),
-                jnp.sum(paint_evidence, axis=(1, 2)) / cells,
-            ],
-            axis=1,
+            [jnp.log(EVIDENCE_FLOOR + best_evidence), mean_evidence], axis=1
         )  # [10, 2]
         colour_scores = colour_scores + GATE_GAIN * (evidence @ self.paint_op_weights.T)
         colour_part = jnp.concatenate(
