@@ -114,6 +114,10 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     seed: int = 0
     eval_tasks: int = 256  # held-out tasks for the success-rate evaluation
+    # behaviour cloning warm start (jaxarc.agents.behaviour_cloning): the first bc_updates
+    # of the num_updates updates clone the paint expert instead of running GRPO
+    bc_updates: int = 0
+    bc_aux_coef: float = 1.0  # weight of the per-cell target-colour loss during BC
     grpo: GRPOConfig = dataclasses.field(default_factory=GRPOConfig)
     policy: PolicyConfig = dataclasses.field(default_factory=PolicyConfig)
 
@@ -128,6 +132,8 @@ class TrainConfig:
             max_grad_norm=self.max_grad_norm,
             eval_tasks=self.eval_tasks,
         )
+        if self.bc_updates < 0 or self.bc_aux_coef < 0:
+            raise ValueError("TrainConfig.bc_updates and bc_aux_coef must be >= 0")
         if self.group_size < 2:
             raise ValueError(
                 f"group_size must be at least 2 (GRPO compares rollouts), got {self.group_size}"

@@ -52,6 +52,11 @@ from jaxarc.agents.features import (
     symmetric_views,
 )
 from jaxarc.agents.incontext import CellPredictionConfig, predict_cells
+from jaxarc.agents.learned_incontext import (
+    LearnedCellPredictor,
+    LearnedPredictionConfig,
+    usable_pairs,
+)
 from jaxarc.agents.layers import ConvHWC
 from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.config import JaxArcConfig
@@ -81,8 +86,16 @@ class PolicyConfig:
     head_hidden: int = 64  # hidden units of the operation heads
     in_context_prediction: bool = True  # the cell predictor of jaxarc.agents.incontext
     prediction: CellPredictionConfig = dataclasses.field(default_factory=CellPredictionConfig)
+    # the learned predictor of jaxarc.agents.learned_incontext (instead of the hand-made one)
+    learned_prediction: bool = False
+    learned: LearnedPredictionConfig = dataclasses.field(default_factory=LearnedPredictionConfig)
 
     def __post_init__(self) -> None:
+        if self.learned_prediction and self.in_context_prediction:
+            raise ValueError(
+                "PolicyConfig: learned_prediction and in_context_prediction (the hand-made "
+                "predictor) are alternatives; switch one off"
+            )
         for name in ("channels", "trunk_layers", "pair_channels", "context_size", "head_hidden"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
@@ -143,6 +156,7 @@ class ConvPolicy(AbstractPolicy):
     paint_colour_weights: Float32[Array, "2 3"]  # gates (x GATE_GAIN), per paint family
     paint_op_weights: Float32[Array, "2 2"]  # gates (x GATE_GAIN), per paint family
     wrongness_op_weights: Float32[Array, "35 2"]  # gates (x GATE_GAIN), per operation
+    learned_predictor: LearnedCellPredictor | None
     selection_format: str = eqx.field(static=True)
     prediction: CellPredictionConfig | None = eqx.field(static=True)
     canvas: tuple[int, int] = eqx.field(static=True)
@@ -153,6 +167,11 @@ class ConvPolicy(AbstractPolicy):
         self.selection_format = env_config.action.selection_format
         self.canvas = env_config.dataset.canvas_shape
         self.prediction = config.prediction if config.in_context_prediction else None
+        self.learned_predictor = (
+            LearnedCellPredictor(config.learned, key=jax.random.fold_in(key, 1))
+            if config.learned_prediction
+            else None
+        )
         self.pair_conv1 = ConvHWC(PAIR_FEATURES, pc, 3, key=keys[0])
         self.pair_conv2 = ConvHWC(pc, pc, 1, key=keys[1])
         context_in = (
@@ -215,7 +234,14 @@ class ConvPolicy(AbstractPolicy):
             [transitions.reshape(-1), roles.reshape(-1), symmetry, shift, pair_code]
         )
         colour_map = transitions / jnp.maximum(jnp.sum(transitions, axis=1, keepdims=True), 1e-6)
-        if self.prediction is None:
+        if self.learned_predictor is not None:
+            cell_prediction = self.learned_predictor(
+                obs.input_grid,
+                obs.demo_inputs,
+                obs.demo_outputs,
+                usable_pairs(obs.demo_input_shapes, obs.demo_output_shapes, obs.demo_mask),
+            )
+        elif self.prediction is None:
             cell_prediction = jnp.zeros((*self.canvas, NUM_COLOURS), jnp.float32)
         else:
             cell_prediction = predict_cells(
@@ -233,8 +259,8 @@ class ConvPolicy(AbstractPolicy):
         self, obs: ArcObservation, task: TaskEncoding, area: Bool[Array, "H W"]
     ) -> Float32[Array, "H W"]:
         """``1 - P(predicted colour == the working grid's colour)`` inside the grid's ``area``
-        (zeros without the predictor)."""
-        if self.prediction is None:
+        (zeros without a predictor)."""
+        if self.prediction is None and self.learned_predictor is None:
             return jnp.zeros(self.canvas, jnp.float32)
         current = jax.nn.one_hot(obs.grid, NUM_COLOURS, dtype=jnp.float32)
         agreement = jnp.sum(current * task.cell_prediction, axis=-1)

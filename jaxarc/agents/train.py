@@ -159,7 +159,22 @@ def make_train(
             return eqx.filter_shard(new_state, replicated), metrics
 
         compiled_update = eqx.filter_jit(sharded_update, donate="all")
-    return init, compiled_update
+    if not config.bc_updates:
+        return init, compiled_update
+    if mesh is not None and mesh.size > 1:
+        raise ValueError("bc_updates is not supported with several devices yet")
+    from jaxarc.agents.behaviour_cloning import make_bc_update
+
+    bc_update = make_bc_update(config, source, optimizer)
+
+    def staged_update(state: TrainState) -> tuple[TrainState, Metrics]:
+        """BC for the first ``config.bc_updates`` updates, GRPO after (by the state's index)."""
+        if int(state.update_index) < config.bc_updates:
+            return bc_update(state)
+        state, metrics = compiled_update(state)
+        return state, dict(metrics, stage_bc=jnp.float32(0.0))
+
+    return init, staged_update
 
 
 def collect_batch(
