@@ -9,7 +9,7 @@ import jax
 import numpy as np
 
 from jaxarc.envs.functional import arc_reset, arc_step
-from jaxarc.envs.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
+from jaxarc.grid.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
 from jaxarc.gym.backend import (
     RENDER_MODES,
     JaxBackend,

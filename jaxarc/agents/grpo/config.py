@@ -3,7 +3,7 @@
 ``TrainConfig`` holds the whole run: the environment (task source, action format, allowed
 operations, reward weights), the batch shape (``batch_tasks`` B tasks x ``group_size`` G
 rollouts x ``rollout_steps`` T steps), the optimiser, the GRPO objective
-(:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.policy.PolicyConfig`).
+(:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.model.policy.PolicyConfig`).
 ``TrainConfig.preset("quick" | "default")`` gives the tuned presets.
 """
 
@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from jaxarc.agents.policy import PolicyConfig
-from jaxarc.envs import operation_ids as ops
+from jaxarc.agents.model.policy import PolicyConfig
 from jaxarc.envs.config import (
     EnvironmentConfig,
     JaxArcConfig,
@@ -21,6 +20,7 @@ from jaxarc.envs.config import (
     UnifiedActionConfig,
     UnifiedDatasetConfig,
 )
+from jaxarc.grid import operation_ids as ops
 
 AdvantageMode = Literal["group", "none", "rloo", "process"]
 ADVANTAGE_MODES = ("group", "none", "rloo", "process")
@@ -114,7 +114,7 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     seed: int = 0
     eval_tasks: int = 256  # held-out tasks for the success-rate evaluation
-    # behaviour cloning warm start (jaxarc.agents.behaviour_cloning): the first bc_updates
+    # behaviour cloning warm start (jaxarc.agents.grpo.behaviour_cloning): the first bc_updates
     # of the num_updates updates clone the paint expert instead of running GRPO
     bc_updates: int = 0
     bc_aux_coef: float = 1.0  # weight of the per-cell target-colour loss during BC

@@ -30,16 +30,17 @@ import jax.numpy as jnp
 import optax
 from jaxtyping import Array, Bool, Float32, Int8, PRNGKeyArray
 
-from jaxarc.agents.learned_incontext import cell_cross_entropy
-from jaxarc.agents.loss import masked_mean
-from jaxarc.agents.policy import AbstractPolicy
+from jaxarc.agents.grpo.loss import masked_mean
+from jaxarc.agents.grpo.train import TrainState
+from jaxarc.agents.model.learned_incontext import cell_cross_entropy
+from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import episode_pair
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.types import ArcObservation, ArcState
+from jaxarc.grid import operation_ids as ops
 
 Metrics = dict[str, Float32[Array, ""]]
 
@@ -67,9 +68,7 @@ def paint_expert_action(
     raise ValueError(f"the paint expert acts with point or bbox actions, not {selection_format!r}")
 
 
-def episode_target(
-    state: ArcState, source: AbstractTaskSource, mode: str
-) -> Int8[Array, "H W"]:
+def episode_target(state: ArcState, source: AbstractTaskSource, mode: str) -> Int8[Array, "H W"]:
     """The target grid of one environment's episode (never part of the observation)."""
     task = source.episode_task(state.episode_store, state.task_index)
     return episode_pair(task, state.pair_index, mode).target_grid
@@ -164,8 +163,6 @@ def make_bc_update(
 ) -> Callable:
     """The compiled BC update ``TrainState -> (TrainState, metrics)`` of ``config``
     (a :class:`~jaxarc.agents.config.TrainConfig`)."""
-    from jaxarc.agents.train import TrainState  # deferred: train imports this module
-
     env_config = config.env_config()
     episodes = config.batch_tasks * config.group_size
 

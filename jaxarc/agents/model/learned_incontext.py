@@ -36,8 +36,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 
-from jaxarc.agents.features import NUM_COLOURS
-from jaxarc.agents.layers import ConvHWC
+from jaxarc.agents.model.features import NUM_COLOURS
+from jaxarc.agents.model.layers import ConvHWC
 
 PLANES = 4  # per colour: is this colour, padding, any non-background colour, background
 UNUSABLE_SCORE = -1e9
