@@ -15,6 +15,7 @@ update's time).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -25,6 +26,37 @@ from jaxarc.agents import TrainConfig, UniformPolicy, make_evaluator, make_train
 from jaxarc.agents.run.plotting import plot_learning_curve
 
 
+def _parse(text: str, current: object) -> object:
+    if isinstance(current, bool):
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"expected true/false, got {text!r}")
+        return text.lower() in ("true", "1")
+    return type(current)(text) if current is not None else text
+
+
+def set_field(config, path: list[str], text: str):
+    """``config`` with the (nested, dotted) field ``path`` set from ``text``."""
+    head, *rest = path
+    current = getattr(config, head)
+    value = set_field(current, rest, text) if rest else _parse(text, current)
+    return dataclasses.replace(config, **{head: value})
+
+
+def _train_summary(metrics) -> str:
+    """The training metrics of one update: BC (stage_bc = 1) or GRPO."""
+    m = {k: float(v) for k, v in metrics.items()}
+    if m.get("stage_bc", 0.0):
+        return (
+            f"[bc] nll {m['bc_nll']:.3f} cell {m['bc_cell_loss']:.3f} "
+            f"op acc {m['bc_operation_accuracy']:.3f}"
+        )
+    return (
+        f"[grpo] train succ {m['success_rate']:.3f} ret {m['mean_return']:.3f} "
+        f"ent {m['entropy']:.2f} kl {m['kl']:.4f} clip {m['clip_fraction']:.3f} "
+        f"eq {m['equal_group_fraction']:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="quick")
@@ -33,7 +65,9 @@ def main() -> None:
     parser.add_argument("--eval-tasks", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sampled", action="store_true", help="also evaluate by sampling")
-    parser.add_argument("--set", nargs="*", default=[], help="overrides FIELD=VALUE (top level)")
+    parser.add_argument(
+        "--set", nargs="*", default=[], help="overrides FIELD=VALUE (dotted for nested fields)"
+    )
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--png", type=Path, default=None, help="draw the curve here")
     args = parser.parse_args()
@@ -41,8 +75,7 @@ def main() -> None:
     config = TrainConfig.preset(args.preset)
     for item in args.set:
         name, value = item.split("=", 1)
-        current = getattr(config, name)
-        config = config.replace(**{name: type(current)(value) if current is not None else value})
+        config = set_field(config, name.split("."), value)
     config = config.replace(seed=args.seed)
     out = args.out or Path(__file__).parent / "results" / f"learning_curve_{args.preset}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -96,17 +129,14 @@ def main() -> None:
             elapsed = time.perf_counter() - start - eval_seconds
             last = index >= config.num_updates or elapsed > args.minutes * 60
             if index % 10 == 0 and index % args.eval_every:
-                print(
-                    f"upd {index:5d}  t {elapsed:7.1f}s  train succ "
-                    f"{float(metrics['success_rate']):.3f} ret {float(metrics['mean_return']):.3f}",
-                    flush=True,
-                )
+                print(f"upd {index:5d}  t {elapsed:7.1f}s  {_train_summary(metrics)}", flush=True)
             if index % args.eval_every == 0 or index == 1 or last:
                 eval_start = time.perf_counter()
                 evaluation = held_out(state.policy)
                 eval_seconds += time.perf_counter() - eval_start
                 m = {k: float(v) for k, v in metrics.items()}
-                row = dict(update=index, seconds=round(elapsed, 1), **evaluation, **m)
+                stage = "bc" if m.get("stage_bc", 0.0) else "grpo"
+                row = dict(update=index, stage=stage, seconds=round(elapsed, 1), **evaluation, **m)
                 rows.append(row)
                 log.write(json.dumps(row) + "\n")
                 log.flush()
@@ -114,9 +144,7 @@ def main() -> None:
                     f"upd {index:5d}  t {row['seconds']:7.1f}s  held-out greedy "
                     f"{row['heldout_greedy']:.3f} "
                     f"(similarity {row['heldout_greedy_similarity']:.3f}) "
-                    f"sampled {row['heldout_sampled']:.3f}  train succ {m['success_rate']:.3f} "
-                    f"ret {m['mean_return']:.3f} ent {m['entropy']:.2f} kl {m['kl']:.4f} "
-                    f"clip {m['clip_fraction']:.3f} eq {m['equal_group_fraction']:.2f}",
+                    f"sampled {row['heldout_sampled']:.3f}  {_train_summary(metrics)}",
                     flush=True,
                 )
             if last:

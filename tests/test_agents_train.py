@@ -193,10 +193,12 @@ def test_make_train_update_metrics_and_reference_refresh():
 
 @pytest.mark.slow
 def test_short_training_run_beats_the_random_policy():
-    """A short GRPO run (60 updates of the quick preset, under 90 s on an idle two-core CPU
-    with the compile) on gen/easy solves most fresh held-out instances (eval mode, keys never
-    used in training), where the uniform random policy solves almost none."""
-    config = TrainConfig.preset("quick")
+    """A short run of the quick preset (hand-made predictor OFF, learned in-context
+    predictor: 50 behaviour-cloning updates then 5 GRPO updates) on gen/easy solves a clear
+    share of fresh held-out instances (eval mode, keys never used in training), where the
+    uniform random policy and the untrained policy solve almost none."""
+    config = TrainConfig.preset("quick").replace(bc_updates=50, num_updates=55)
+    assert not config.policy.in_context_prediction and config.policy.learned_prediction
     evaluate = make_evaluator(config, num_tasks=256, greedy=True, details=True)
     key = jax.random.key(12345)
     uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
@@ -205,12 +207,12 @@ def test_short_training_run_beats_the_random_policy():
     init, update = make_train(config)
     state = init(jax.random.key(0))
     untrained = evaluate(state.policy, key)
-    updates = 60
-    for _ in range(updates):
-        state, _ = update(state)
+    for _ in range(config.num_updates):
+        state, metrics = update(state)
+    assert float(metrics["stage_bc"]) == 0.0  # the last updates were GRPO
     trained = evaluate(state.policy, key)
     assert float(random_result["success"]) < 0.05
     assert float(untrained["success"]) < 0.05  # what it solves, it learned
-    assert float(trained["success"]) >= 0.5, (updates, trained, random_result)
+    assert float(trained["success"]) >= 0.3, (trained, random_result)
     gain = float(trained["similarity"]) - float(random_result["similarity"])
-    assert gain > 0.3, (updates, trained, random_result)
+    assert gain > 0.3, (trained, random_result)

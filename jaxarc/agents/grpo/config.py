@@ -65,6 +65,8 @@ class GRPOConfig:
         beta: weight of the k3 KL estimate to the reference policy.
         ref_refresh_every: the reference becomes the current policy every K updates.
         entropy_coef: entropy bonus weight.
+        in_context_coef: weight of the policy's self-supervised in-context loss (the learned
+            predictor's leave-one-out loss on the demonstration pairs; 0 for other policies).
         epochs: inner epochs (mu) over the rollout batch per update.
         minibatches: minibatches per epoch (must divide ``batch_tasks * group_size``).
     """
@@ -75,6 +77,7 @@ class GRPOConfig:
     beta: float = 0.01
     ref_refresh_every: int = 20
     entropy_coef: float = 0.0
+    in_context_coef: float = 0.0
     epochs: int = 2
     minibatches: int = 2
 
@@ -84,8 +87,8 @@ class GRPOConfig:
         _positive("GRPOConfig", eps_low=self.eps_low, eps_high=self.eps_high)
         _positive("GRPOConfig", epochs=self.epochs, minibatches=self.minibatches)
         _positive("GRPOConfig", ref_refresh_every=self.ref_refresh_every)
-        if self.beta < 0 or self.entropy_coef < 0:
-            raise ValueError("GRPOConfig.beta and entropy_coef must be >= 0")
+        if self.beta < 0 or self.entropy_coef < 0 or self.in_context_coef < 0:
+            raise ValueError("GRPOConfig.beta, entropy_coef and in_context_coef must be >= 0")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,14 +194,25 @@ PRESETS: dict[str, TrainConfig] = {
         allowed_operations=FLOOD_AND_SUBMIT,
         failed_submit_penalty=0.0,  # a penalty teaches "never submit" (truncation is free)
         similarity_weight=1.0,
-        num_updates=500,
+        # 80 behaviour-cloning updates (the paint expert; per-cell target loss trains the
+        # learned predictor), then GRPO
+        num_updates=130,
+        bc_updates=80,
         lr=1e-3,
         # process supervision: each step is credited with its own (normalised) reward and
         # what follows, so one destructive flood does not condemn the good steps before it;
         # a small entropy bonus (a large one holds the evidence gates of the policy at 0)
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
+        # the learned in-context predictor; the hand-made one is off (an ablation:
+        # --no-policy-learned-prediction --policy-in-context-prediction)
         policy=PolicyConfig(
-            channels=24, trunk_layers=2, pair_channels=8, context_size=48, head_hidden=48
+            channels=24,
+            trunk_layers=2,
+            pair_channels=8,
+            context_size=48,
+            head_hidden=48,
+            in_context_prediction=False,
+            learned_prediction=True,
         ),
     ),
     "default": TrainConfig(

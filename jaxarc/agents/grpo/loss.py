@@ -83,6 +83,12 @@ def grpo_loss(
     kl = masked_mean(k3_kl(log_probs, batch.ref_log_probs), batch.valid)
     mean_entropy = masked_mean(entropy, batch.valid)
     loss = -surrogate + config.beta * kl - config.entropy_coef * mean_entropy
+    extra = {}
+    if config.in_context_coef > 0:  # static: no work when off
+        first_obs = jax.tree.map(lambda x: x[:, 0], batch.obs)
+        in_context = jnp.mean(jax.vmap(policy.in_context_loss)(first_obs))
+        loss = loss + config.in_context_coef * in_context
+        extra["in_context_loss"] = in_context
     clipped = (ratio < 1.0 - config.eps_low) | (ratio > 1.0 + config.eps_high)
     metrics = {
         "loss": loss,
@@ -92,5 +98,6 @@ def grpo_loss(
         "clip_fraction": masked_mean(clipped.astype(jnp.float32), batch.valid),
         "ratio_mean": masked_mean(ratio, batch.valid),
         "approx_kl_old": masked_mean(k3_kl(log_probs, batch.old_log_probs), batch.valid),
+        **extra,
     }
     return loss, metrics

@@ -101,7 +101,8 @@ class LearnedCellPredictor(eqx.Module):
 
     def _project(self, layer: eqx.nn.Linear, embedding: Float32[Array, "10 H W E"]):
         """``[H*W, 10 * K]``: the per-plane projections of every cell, planes side by side."""
-        projected = jnp.einsum("chwe,ke->hwck", embedding, layer.weight) + layer.bias
+        projected = jnp.einsum("chwe,ke->hwck", embedding, layer.weight)
+        projected = projected + layer.bias[None, None, None, :]
         height, width = embedding.shape[1:3]
         return projected.reshape(height * width, -1)
 

@@ -56,6 +56,7 @@ from jaxarc.agents.model.layers import ConvHWC
 from jaxarc.agents.model.learned_incontext import (
     LearnedCellPredictor,
     LearnedPredictionConfig,
+    leave_one_out_loss,
     usable_pairs,
 )
 from jaxarc.envs.config import JaxArcConfig
@@ -140,6 +141,12 @@ class AbstractPolicy(eqx.Module):
 
     @abc.abstractmethod
     def act(self, obs: ArcObservation, task: TaskEncoding) -> ActionDistribution: ...
+
+    def in_context_loss(self, obs: ArcObservation) -> Float32[Array, ""]:
+        """A self-supervised loss on the demonstration pairs alone (no target needed);
+        the default has nothing to learn there."""
+        del obs
+        return jnp.float32(0.0)
 
 
 class ConvPolicy(AbstractPolicy):
@@ -254,6 +261,19 @@ class ConvPolicy(AbstractPolicy):
                 self.prediction,
             )
         return TaskEncoding(features, roles, colour_map, cell_prediction)
+
+    def in_context_loss(self, obs: ArcObservation) -> Float32[Array, ""]:
+        """The learned predictor's leave-one-out loss on the shown pairs (0 without it)."""
+        if self.learned_predictor is None:
+            return jnp.float32(0.0)
+        return leave_one_out_loss(
+            self.learned_predictor,
+            obs.demo_inputs,
+            obs.demo_outputs,
+            obs.demo_input_shapes,
+            obs.demo_output_shapes,
+            obs.demo_mask,
+        )
 
     def _wrongness(
         self, obs: ArcObservation, task: TaskEncoding, area: Bool[Array, "H W"]
