@@ -22,9 +22,9 @@ from its input and the *other* demonstration pairs (self-supervised: it needs no
 so it can be used during behaviour cloning and during GRPO), and the policy's action
 losses flow into it through the evidence it gives the action heads.
 
-Sizes (``embed=16``, ``key_size=8``): 1,602 parameters; on the 8x8 canvas with four
-demonstration pairs ~2.0 MFLOP per episode for the embeddings of five grids and ~1.3
-MFLOP for the attention (computed once per episode, not per step).
+Sizes (``embed=16``, ``key_size=8``): 6,161 parameters; on the 8x8 canvas with four
+demonstration pairs 23.8 MFLOP per episode (XLA's cost analysis; computed once per episode
+in ``encode_task``, not per step).
 """
 
 from __future__ import annotations
