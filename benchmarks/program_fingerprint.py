@@ -50,7 +50,7 @@ for fmt, action in actions.items():
 
     print(fmt, "reset+step", digest(jax.jit(episode).lower(keys, action)))
 
-config = agents.PRESETS["quick"]
+config = agents.PRESETS["quick"].replace(bc_updates=0)  # the GRPO update alone
 init, update = agents.make_train(config)
 state = init(jax.random.key(0))
 print("grpo update (quick preset)", digest(eqx.filter_jit(update).lower(state)))

@@ -76,7 +76,8 @@ def bench_config(args: argparse.Namespace) -> Any:
         for name in ("batch_tasks", "group_size", "rollout_steps")
         if getattr(args, name) is not None
     }
-    return dataclasses.replace(config, **changes)
+    # the GRPO update is what is measured: no behaviour-cloning stage before it
+    return dataclasses.replace(config, bc_updates=0, **changes)
 
 
 def _make_collect(config: Any) -> Callable[[Any, Any], Any]:
