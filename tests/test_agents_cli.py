@@ -419,3 +419,37 @@ def test_cli_builds_the_config_from_preset_and_flags(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["train", "--selection-format", "polygon", "--dry-run"])
     assert "invalid choice: 'polygon'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- issue 11: bad flags, NaN
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--lr", "inf"], "lr must be finite"),
+        (["--lr", "nan"], "lr must be finite"),
+        (["--max-grad-norm", "inf"], "max_grad_norm must be finite"),
+        (["--warmup-updates", "-5"], "warmup_updates must be >= 0"),
+        (["--eval-every", "-3"], "--eval-every"),
+        (["--similarity-weight", "inf"], "similarity_weight must be finite"),
+        (["--grpo-beta", "nan"], "beta must be finite"),
+    ],
+)
+def test_bad_training_flags_are_refused_with_one_line(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--preset", "quick", *flags, "--dry-run"])
+    assert exit_info.value.code != 0
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_train_config_refuses_non_finite_and_negative_values() -> None:
+    with pytest.raises(ValueError, match="lr must be finite"):
+        TrainConfig(lr=float("inf"))
+    with pytest.raises(ValueError, match="warmup_updates must be >= 0"):
+        TrainConfig(warmup_updates=-5)
+    with pytest.raises(ValueError, match="eps_high must be finite"):
+        GRPOConfig(eps_high=float("inf"))

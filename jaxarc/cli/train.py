@@ -76,6 +76,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0 (0 disables), got {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     train = subparsers.add_parser(
         "train",
@@ -90,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--keep-checkpoints", type=_positive_int, default=3, metavar="N")
     train.add_argument(
         "--eval-every",
-        type=int,
+        type=_non_negative_int,
         default=25,
         metavar="N",
         help="held-out success rate (eval_tasks fresh episodes) every N updates and at the "
