@@ -453,3 +453,88 @@ def test_train_config_refuses_non_finite_and_negative_values() -> None:
         TrainConfig(warmup_updates=-5)
     with pytest.raises(ValueError, match="eps_high must be finite"):
         GRPOConfig(eps_high=float("inf"))
+
+
+def _poison_after(make_train_once, update_index: int):
+    """``make_train`` whose update ``update_index`` returns NaN weights with a finite loss (the
+    loss is computed before the weights change, as in a real blow-up)."""
+
+    def make_train_poisoned(config, mesh=None):
+        init, update = make_train_once(config, mesh)
+
+        def update_then_poison(state):
+            state, metrics = update(state)
+            if int(state.update_index) == update_index:
+                poisoned = jax.tree.map(
+                    lambda x: jnp.full_like(x, jnp.nan),
+                    eqx.filter(state.policy, eqx.is_inexact_array),
+                )
+                state = eqx.tree_at(lambda s: s.policy, state, eqx.combine(poisoned, state.policy))
+            return state, metrics
+
+        return init, update_then_poison
+
+    return make_train_poisoned
+
+
+@pytest.mark.parametrize("poisoned_update", [2, 4])  # 4 is the final update
+def test_non_finite_parameters_are_never_checkpointed(
+    tmp_path: Path, tiny_train, optax_promotion, poisoned_update: int
+) -> None:
+    config, make_train_once = tiny_train
+    options = RunOptions(run_dir=tmp_path, checkpoint_every=1, eval_every=None)
+    with pytest.raises(NonFiniteLossError, match=f"update {poisoned_update}: non-finite") as err:
+        run_training(config, options, make_train=_poison_after(make_train_once, poisoned_update))
+    good = f"update_{poisoned_update - 1:08d}"
+    assert good in str(err.value)
+    assert list_checkpoints(options.checkpoint_root)[-1].name == good
+    like = make_train_once(config, None)[0](jax.random.key(0))
+    for path in list_checkpoints(options.checkpoint_root):
+        meta = json.loads((path / "meta.json").read_text())
+        assert meta["run_options"] == options.saved_settings()  # a plain --resume keeps them
+        leaves = jax.tree.leaves(
+            eqx.filter(load_checkpoint(path, like).state, eqx.is_inexact_array)
+        )
+        assert all(np.isfinite(np.asarray(x)).all() for x in leaves)
+
+
+def _saved_run(tmp_path: Path, config: TrainConfig, run_options: dict) -> Path:
+    """A run directory holding one checkpoint of ``config`` with saved run settings."""
+    from jaxarc.agents.checkpoint import save_checkpoint
+
+    state = {"weights": jnp.zeros(3)}
+    save_checkpoint(
+        tmp_path / "checkpoints", 1, state, config, extra_meta={"run_options": run_options}
+    )
+    return tmp_path
+
+
+def test_plain_resume_keeps_the_saved_cadence_and_flags_override_it(tmp_path: Path) -> None:
+    from jaxarc.cli.main import build_parser
+    from jaxarc.cli.train import RUN_SETTING_DEFAULTS, resolve_run_settings
+
+    saved = {"checkpoint_every": 1, "keep_checkpoints": 2, "eval_every": None}
+    run_dir = _saved_run(tmp_path, TrainConfig.preset("quick"), saved)
+    checkpoint = run_dir / "checkpoints" / "update_00000001"
+    parser = build_parser()
+    plain = parser.parse_args(["train", "--run-dir", str(run_dir), "--resume"])
+    assert resolve_run_settings(plain, checkpoint) == saved
+    given = parser.parse_args(["train", "--resume", "--eval-every", "5", "--checkpoint-every", "7"])
+    assert resolve_run_settings(given, checkpoint) == {
+        "checkpoint_every": 7,
+        "keep_checkpoints": 2,
+        "eval_every": 5,
+    }
+    fresh = parser.parse_args(["train", "--eval-every", "0"])
+    assert resolve_run_settings(fresh, None) == {**RUN_SETTING_DEFAULTS, "eval_every": None}
+
+
+def test_resume_with_a_shape_changing_flag_is_a_one_line_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = _saved_run(tmp_path, TrainConfig.preset("quick"), {})
+    argv = ["train", "--run-dir", str(run_dir), "--resume", "--dry-run"]
+    assert main([*argv, "--policy-channels", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--policy-channels" in err and "Traceback" not in err
+    assert main([*argv, "--num-updates", "9"]) == 0  # extending a run is fine
