@@ -270,6 +270,8 @@ def _step_one(
     if config.environment.validate:
         action = JAXErrorHandler.validate_action(action, config)
         state = JAXErrorHandler.validate_state_consistency(state)
+    # the step and the history see the same, in-range action (see structured_actions)
+    action = action.normalized(canvas)
     source = state.source if source is None else source
     task = source.episode_task(state.episode_store, state.task_index)
     pair = episode_pair(task, state.pair_index, mode)
