@@ -4,6 +4,7 @@ refused where Python values enter, and saved states tied to their source."""
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from env_helpers import make_bank, make_task, recolour_task
@@ -85,3 +86,32 @@ def test_history_replays_exactly_the_actions_taken(task, selection_format: str) 
     for row in state.history[: int(state.history_length)]:
         replayed, *_ = arc_step(replayed, cls.from_history(row, CANVAS), cfg)
     np.testing.assert_array_equal(replayed.grid, state.grid)
+
+
+# ------------------------------------------------------------------ 9: one rule for indices
+
+
+def test_only_minus_one_samples_under_jit_with_validation(bank) -> None:
+    strict = config(validate=True)
+    reset = jax.jit(lambda t, p: arc_reset(jax.random.key(0), strict, bank, t, p)[0])
+    with pytest.raises(Exception, match="task_index below -1"):
+        reset(jnp.int32(-5), jnp.int32(0))
+    with pytest.raises(Exception, match="pair_index below -1"):
+        reset(jnp.int32(0), jnp.int32(-5))
+    with pytest.raises(Exception, match="pair_index beyond"):
+        reset(jnp.int32(1), jnp.int32(2))  # task 1 has two demonstration pairs
+    state = reset(jnp.int32(-1), jnp.int32(-1))  # -1 samples
+    assert 0 <= int(state.task_index) < bank.num_tasks
+    # outside jit the same values are refused before anything is compiled
+    for task_index, pair_index in [(-5, 0), (0, -5), (1, 2), (2, 0)]:
+        with pytest.raises(ValueError, match="outside"):
+            arc_reset(jax.random.key(0), config(), bank, task_index, pair_index)
+
+
+def test_without_validation_indices_past_the_end_play_the_last_task_or_pair(bank) -> None:
+    cfg = config()
+    reset = jax.jit(lambda t, p: arc_reset(jax.random.key(0), cfg, bank, t, p)[0])
+    state = reset(jnp.int32(400), jnp.int32(7))  # bank: 2 tasks; task 1: 2 demo pairs
+    assert int(state.task_index) == 1 and int(state.pair_index) == 1
+    np.testing.assert_array_equal(state.grid, bank.demo_inputs[1, 1])  # never a padding pair
+    assert (np.asarray(state.grid_shape) > 0).all()

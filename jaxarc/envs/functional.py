@@ -165,23 +165,37 @@ def _reset_one(
     # jax.random.bits): the one PRNG call of reset gives the episode's key, the task
     # source's key and the two draws (a bank's task, the pair).
     draws = jax.random.key_data(draw_key).reshape(-1)
+    # The index rule (docs/environment.md): -1 samples; any other index must be in range.
+    # Validation on: anything else is an error. Validation off: an index past the end plays
+    # the last task/pair, and one below -1 samples like -1.
+    validate = config.environment.validate
+    if validate:
+        task_index = eqx.error_if(
+            task_index, task_index < -1, "task_index below -1 (only -1 samples a task)"
+        )
+        pair_index = eqx.error_if(
+            pair_index, pair_index < -1, "pair_index below -1 (only -1 samples a pair)"
+        )
     if isinstance(source, TaskBank):  # (the bank's own sample_task draws with randint)
+        if validate:
+            task_index = eqx.error_if(
+                task_index, task_index >= source.num_tasks, "task_index beyond the task bank"
+            )
         sampled_task = _uniform_below(draws[0], jnp.int32(source.num_tasks))
-        task_index = jnp.where(task_index >= 0, task_index, sampled_task)
+        last_task = jnp.int32(source.num_tasks - 1)
+        task_index = jnp.where(task_index >= 0, jnp.minimum(task_index, last_task), sampled_task)
         task = source.task(task_index)
     else:
         task, task_index = source.sample_task(task_key, task_index)
     num_pairs = num_episode_pairs(task, mode)
-    sampled_pair = _uniform_below(draws[1], num_pairs)
-    pair_index = jnp.where(pair_index >= 0, pair_index, sampled_pair).astype(jnp.int32)
-    if config.environment.validate:  # concrete indices are also checked before tracing
-        if isinstance(source, TaskBank):
-            task_index = eqx.error_if(
-                task_index, task_index >= source.num_tasks, "task_index beyond the task bank"
-            )
+    if validate:  # concrete indices are also checked before tracing
         pair_index = eqx.error_if(
             pair_index, pair_index >= num_pairs, f"pair_index beyond the task's {mode} pairs"
         )
+    sampled_pair = _uniform_below(draws[1], num_pairs)
+    last_pair = jnp.maximum(num_pairs - 1, 0)
+    pair_index = jnp.where(pair_index >= 0, jnp.minimum(pair_index, last_pair), sampled_pair)
+    pair_index = pair_index.astype(jnp.int32)
     pair = episode_pair(task, pair_index, mode)
 
     grid = pair.input_grid
