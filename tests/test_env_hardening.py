@@ -115,3 +115,50 @@ def test_without_validation_indices_past_the_end_play_the_last_task_or_pair(bank
     assert int(state.task_index) == 1 and int(state.pair_index) == 1
     np.testing.assert_array_equal(state.grid, bank.demo_inputs[1, 1])  # never a padding pair
     assert (np.asarray(state.grid_shape) > 0).all()
+
+
+# ------------------------------------------------------------------ 10: no silent coercions
+
+NOT_INTEGERS = [13.7, True, np.int64(2**32 + 3), "3", np.float32(2.0), [1.5]]
+
+
+@pytest.mark.parametrize("value", NOT_INTEGERS, ids=repr)
+def test_actions_refuse_values_that_are_not_int32_integers(value) -> None:
+    with pytest.raises((TypeError, ValueError), match="operation"):
+        PointAction(value, 0, 0)
+    with pytest.raises((TypeError, ValueError), match="r2"):
+        BboxAction(0, 0, 0, value, 0)
+    with pytest.raises((TypeError, ValueError), match="operation"):
+        MaskAction(value, np.zeros(CANVAS, bool))
+    with pytest.raises(TypeError, match="must hold integers"):
+        jax.jit(lambda x: PointAction(x, 0, 0))(jnp.float32(3.0))  # traced: by dtype
+    # integers of any integer dtype are fine, traced or not
+    assert int(PointAction(np.int64(3), np.uint8(1), jnp.int8(2)).operation) == 3
+
+
+@pytest.mark.parametrize("value", [1.7, True, "1", np.int64(2**33)], ids=repr)
+def test_reset_refuses_indices_that_are_not_int32_integers(bank, value) -> None:
+    with pytest.raises((TypeError, ValueError), match="task_index"):
+        arc_reset(jax.random.key(0), config(), bank, task_index=value)
+    with pytest.raises((TypeError, ValueError), match="pair_index"):
+        arc_reset(jax.random.key(0), config(), bank, task_index=0, pair_index=value)
+
+
+def test_gymnasium_envs_refuse_coerced_actions_and_reset_options() -> None:
+    import gymnasium
+    from gym_helpers import SMALL_ID
+
+    env = gymnasium.make(SMALL_ID)
+    env.reset(seed=0)
+    for bad in ("3", 3.5, True):
+        with pytest.raises((TypeError, ValueError), match="operation"):
+            env.step({"operation": bad, "row": 0, "col": 0})
+    for options, name in [({"pair": 1.7}, "pair"), ({"task_index": "1"}, "task_index")]:
+        with pytest.raises((TypeError, ValueError), match=name):
+            env.reset(options=options)
+    env.close()
+    vector = gymnasium.make_vec(SMALL_ID, num_envs=2, vectorization_mode="vector_entry_point")
+    vector.reset(seed=0)
+    with pytest.raises((TypeError, ValueError), match="pair"):
+        vector.reset(options={"pair": [0, 1.5]})
+    vector.close()

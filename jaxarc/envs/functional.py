@@ -34,6 +34,7 @@ from jaxarc.envs.episode import (
     similarity_and_match,
 )
 from jaxarc.envs.errors import JAXErrorHandler
+from jaxarc.envs.integers import check_integers
 from jaxarc.envs.operation_ids import NUM_OPERATIONS, SUBMIT
 from jaxarc.envs.operations import GridState, apply_operation
 from jaxarc.envs.point_operations import apply_point_operation
@@ -77,6 +78,9 @@ def _check_indices(
 ) -> None:
     """Range checks of concrete (host) task/pair indices; traced ones are checked in-graph
     when ``config.environment.validate`` is on."""
+    for name, value in (("task_index", task_index), ("pair_index", pair_index)):
+        if value is not None:
+            check_integers(value, name)
     if not isinstance(source, TaskBank):
         return
     concrete = [x is None or not isinstance(x, jax.core.Tracer) for x in (task_index, pair_index)]

@@ -22,15 +22,13 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int32, UInt8
 
+from jaxarc.envs.integers import check_integers
 from jaxarc.envs.operation_ids import NUM_OPERATIONS
 
 
-def _as_int32(x) -> Array:
-    return jnp.asarray(x, dtype=jnp.int32)
-
-
-def _int32():
-    return eqx.field(converter=_as_int32)
+def _int32(name: str):
+    """An int32 field; Python/NumPy values that are not int32-range integers are refused."""
+    return eqx.field(converter=lambda x: jnp.asarray(check_integers(x, name), dtype=jnp.int32))
 
 
 def known_operation(operation: Int32[Array, "*batch"]) -> Int32[Array, "*batch"]:
@@ -91,9 +89,9 @@ class AbstractAction(eqx.Module):
 class PointAction(AbstractAction):
     """Select the single cell ``(row, col)``."""
 
-    operation: Int32[Array, "*batch"] = _int32()
-    row: Int32[Array, "*batch"] = _int32()
-    col: Int32[Array, "*batch"] = _int32()
+    operation: Int32[Array, "*batch"] = _int32("operation")
+    row: Int32[Array, "*batch"] = _int32("row")
+    col: Int32[Array, "*batch"] = _int32("col")
 
     def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
         rows, cols = _canvas_coordinates(grid_shape)
@@ -127,11 +125,11 @@ class PointAction(AbstractAction):
 class BboxAction(AbstractAction):
     """Select the rectangle with corners ``(r1, c1)`` and ``(r2, c2)``: any order, inclusive."""
 
-    operation: Int32[Array, "*batch"] = _int32()
-    r1: Int32[Array, "*batch"] = _int32()
-    c1: Int32[Array, "*batch"] = _int32()
-    r2: Int32[Array, "*batch"] = _int32()
-    c2: Int32[Array, "*batch"] = _int32()
+    operation: Int32[Array, "*batch"] = _int32("operation")
+    r1: Int32[Array, "*batch"] = _int32("r1")
+    c1: Int32[Array, "*batch"] = _int32("c1")
+    r2: Int32[Array, "*batch"] = _int32("r2")
+    c2: Int32[Array, "*batch"] = _int32("c2")
 
     def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
         rows, cols = _canvas_coordinates(grid_shape)
@@ -171,7 +169,7 @@ class BboxAction(AbstractAction):
 class MaskAction(AbstractAction):
     """Select an arbitrary set of cells: ``selection`` is a boolean ``(H, W)`` canvas mask."""
 
-    operation: Int32[Array, "*batch"] = _int32()
+    operation: Int32[Array, "*batch"] = _int32("operation")
     selection: Bool[Array, "*batch H W"] = eqx.field(
         converter=lambda x: jnp.asarray(x, dtype=jnp.bool_)
     )
