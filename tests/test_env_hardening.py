@@ -162,3 +162,46 @@ def test_gymnasium_envs_refuse_coerced_actions_and_reset_options() -> None:
     with pytest.raises((TypeError, ValueError), match="pair"):
         vector.reset(options={"pair": [0, 1.5]})
     vector.close()
+
+
+# ------------------------------------------------------------------ 11: states know their source
+
+
+def _bank_file(path, colour: int):
+    import json
+
+    tasks = {
+        name: {
+            "train": [{"input": [[k, 0]], "output": [[colour, 0]]} for k in range(1, 3)],
+            "test": [{"input": [[1, 1]], "output": [[colour, colour]]}],
+        }
+        for name in ("aaa", "bbb")
+    }
+    path.write_text(json.dumps(tasks))
+    return path
+
+
+def test_a_state_loads_only_over_the_source_it_was_saved_on(tmp_path, capsys) -> None:
+    from jaxarc.cli.main import main as cli_main
+    from jaxarc.data import load_bank
+    from jaxarc.envs.serialization import load_state, save_state
+
+    training = _bank_file(tmp_path / "training.json", 2)
+    evaluation = _bank_file(tmp_path / "evaluation.json", 3)  # same ids, count and canvas
+    bank = load_bank(training, canvas_shape=CANVAS, use_cache=False)
+    other = load_bank(evaluation, canvas_shape=CANVAS, use_cache=False)
+    cfg = config(max_episode_steps=4)
+    state, _ = arc_reset(jax.random.key(0), cfg, bank, 1, 0)
+    state, *_ = arc_step(state, PointAction(ops.FILL_0 + 3, 0, 0), cfg)
+    path = save_state(tmp_path / "state.npz", state, cfg)
+    with pytest.raises(ValueError, match=f"belongs to the source {bank.name!r}"):
+        load_state(path, cfg, other)
+    # the same tasks under another name (a copy of the file) are the same source
+    copy = load_bank(_bank_file(tmp_path / "copy.json", 2), canvas_shape=CANVAS, use_cache=False)
+    loaded = load_state(path, cfg, copy)
+    np.testing.assert_array_equal(loaded.grid, state.grid)
+    argv = ["replay", str(path), "--out", str(tmp_path / "x.gif")]
+    assert cli_main([*argv, "--source", str(evaluation)]) == 2
+    err = capsys.readouterr().err
+    assert "belongs to the source" in err and str(bank.name) in err
+    assert cli_main([*argv, "--source", str(training)]) == 0
