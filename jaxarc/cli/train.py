@@ -37,7 +37,7 @@ RUN_SETTING_DEFAULTS: dict[str, int | None] = {
 
 
 def _train_config_class() -> type:
-    from jaxarc.agents.config import TrainConfig
+    from jaxarc.agents.grpo.config import TrainConfig
 
     return TrainConfig
 
@@ -158,7 +158,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _distributed_config(args: argparse.Namespace) -> Any:
-    from jaxarc.agents.distributed import DistributedConfig
+    from jaxarc.agents.run.distributed import DistributedConfig
 
     try:
         return DistributedConfig(args.coordinator_address, args.num_processes, args.process_id)
@@ -168,7 +168,7 @@ def _distributed_config(args: argparse.Namespace) -> Any:
 
 def _prepare_runtime(args: argparse.Namespace) -> bool:
     """Join the distributed run and switch on the compile cache; returns "am I primary"."""
-    from jaxarc.agents.distributed import initialize_distributed, is_primary_process
+    from jaxarc.agents.run.distributed import initialize_distributed, is_primary_process
 
     initialize_distributed(_distributed_config(args))
     if not args.no_compile_cache:
@@ -180,7 +180,7 @@ def resolve_train_config(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> tuple[Any, Path | None]:
     """The run's config (preset or resumed config, then flags) and the checkpoint to resume."""
-    from jaxarc.agents.checkpoint import (
+    from jaxarc.agents.run.checkpoint import (
         CheckpointError,
         config_from_dict,
         latest_intact_checkpoint,
@@ -224,7 +224,7 @@ def resolve_run_settings(
 ) -> dict[str, int | None]:
     """``checkpoint_every``, ``keep_checkpoints`` and ``eval_every`` (None: off): the flags
     given, else the resumed checkpoint's saved settings, else the defaults."""
-    from jaxarc.agents.checkpoint import verify_checkpoint
+    from jaxarc.agents.run.checkpoint import verify_checkpoint
 
     saved = {}
     if resume_from is not None:
@@ -262,11 +262,11 @@ def _run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
     if not specs:
-        raise CLIError("the trainer (jaxarc.agents.config) is not available in this install")
+        raise CLIError("the trainer (jaxarc.agents.grpo.config) is not available in this install")
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
-    from jaxarc.agents.checkpoint import CheckpointError, CheckpointWarning
+    from jaxarc.agents.run.checkpoint import CheckpointError, CheckpointWarning
 
     try:
         settings = resolve_run_settings(args, resume_from)
@@ -276,7 +276,7 @@ def _run_train(
         print(describe_config(config))
         return 0
     primary = _prepare_runtime(args)
-    from jaxarc.agents.training_loop import NonFiniteLossError, RunOptions, run_training
+    from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
 
     if primary:
         print(describe_config(config), flush=True)
@@ -315,7 +315,7 @@ def _run_train(
 
 def run_eval(args: argparse.Namespace) -> int:
     primary = _prepare_runtime(args)
-    from jaxarc.agents.evaluate import EvaluationError, evaluate_checkpoint
+    from jaxarc.agents.run.evaluate import EvaluationError, evaluate_checkpoint
 
     try:
         report = evaluate_checkpoint(

@@ -23,7 +23,7 @@ import numpy as np
 from jaxtyping import Array, Bool, Int32, UInt8
 
 from jaxarc.envs.integers import check_integers
-from jaxarc.envs.operation_ids import NUM_OPERATIONS
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 
 def _int32(name: str):
