@@ -119,7 +119,7 @@ def test_without_validation_indices_past_the_end_play_the_last_task_or_pair(bank
 
 # ------------------------------------------------------------------ 10: no silent coercions
 
-NOT_INTEGERS = [13.7, True, np.int64(2**32 + 3), "3", np.float32(2.0), [1.5]]
+NOT_INTEGERS = [13.7, True, np.int64(2**32 + 3), "3", np.float32(2.5), [1.5], float("nan"), 2.0**40]
 
 
 @pytest.mark.parametrize("value", NOT_INTEGERS, ids=repr)
@@ -132,8 +132,9 @@ def test_actions_refuse_values_that_are_not_int32_integers(value) -> None:
         MaskAction(value, np.zeros(CANVAS, bool))
     with pytest.raises(TypeError, match="must hold integers"):
         jax.jit(lambda x: PointAction(x, 0, 0))(jnp.float32(3.0))  # traced: by dtype
-    # integers of any integer dtype are fine, traced or not
+    # integers of any integer dtype are fine, traced or not, and so are integral floats
     assert int(PointAction(np.int64(3), np.uint8(1), jnp.int8(2)).operation) == 3
+    assert int(BboxAction(2.0, jnp.zeros(()), 0, 1, 1).operation) == 2
 
 
 @pytest.mark.parametrize("value", [1.7, True, "1", np.int64(2**33)], ids=repr)

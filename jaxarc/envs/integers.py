@@ -26,14 +26,21 @@ def _describe(value: Any) -> str:
 
 def check_integers(value: Any, name: str) -> Any:
     """``value`` unchanged if it holds int32-range integers; else a ``TypeError`` (not
-    integers: floats, bools, strings) or ``ValueError`` (outside int32) naming ``name``."""
-    if isinstance(value, jax.core.Tracer | jax.Array):
-        dtype = value.dtype
-        if not jax.numpy.issubdtype(dtype, jax.numpy.integer):
-            raise TypeError(f"{name} must hold integers, got a {dtype} array")
-        if isinstance(value, jax.core.Tracer) or dtype.itemsize < 4 or dtype == np.int32:
+    integers: fractional or non-finite floats, bools, strings) or ``ValueError`` (outside
+    int32) naming ``name``. Concrete floats with integral values (``2.0``) are integers."""
+    if isinstance(value, jax.core.Tracer):
+        if not jax.numpy.issubdtype(value.dtype, jax.numpy.integer):
+            raise TypeError(
+                f"{name} must hold integers, got a traced {value.dtype} array (its values "
+                "cannot be checked under jit: cast integral values with .astype(jnp.int32))"
+            )
+        return value
+    if isinstance(value, jax.Array):
+        if value.dtype == np.int32 or (
+            jax.numpy.issubdtype(value.dtype, jax.numpy.integer) and value.dtype.itemsize < 4
+        ):
             return value
-        value = np.asarray(value)  # a concrete wide integer array: check its range below
+        value = np.asarray(value)  # checked by value below
     if isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be an integer, got the bool {value!r}")
     if isinstance(value, int):
@@ -43,9 +50,13 @@ def check_integers(value: Any, name: str) -> Any:
     if isinstance(value, str | bytes):
         raise TypeError(f"{name} must be an integer, got the string {value!r}")
     array = np.asarray(value)
-    if array.dtype.kind not in "iu":
+    if array.dtype.kind == "f":
+        integral = np.isfinite(array) & (array == np.round(array))
+        if not integral.all():
+            raise TypeError(f"{name} must hold integers, got {_describe(value)}")
+    elif array.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers, got {_describe(value)} ({array.dtype})")
-    if array.size and (int(array.min()) < INT32_MIN or int(array.max()) > INT32_MAX):
+    if array.size and (array.min() < INT32_MIN or array.max() > INT32_MAX):
         bad = array[(array < INT32_MIN) | (array > INT32_MAX)].reshape(-1)[0]
         raise ValueError(f"{name} {int(bad)} does not fit int32")
     return value
