@@ -538,3 +538,41 @@ def test_resume_with_a_shape_changing_flag_is_a_one_line_refusal(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--policy-channels" in err and "Traceback" not in err
     assert main([*argv, "--num-updates", "9"]) == 0  # extending a run is fine
+
+
+def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps(_TRAIN_TASKS))
+    run_dir = tmp_path / "run"
+    saves = []
+    real_save = np.save
+
+    def save_until_the_disk_is_full(f, array, *args, **kwargs):
+        # the first checkpoint fits; the disk fills up during the second
+        if any(".tmp-update_00000002" in str(p) for p in (getattr(f, "name", ""),)):
+            raise OSError(28, "No space left on device")
+        saves.append(1)
+        real_save(f, array, *args, **kwargs)
+
+    monkeypatch.setattr(np, "save", save_until_the_disk_is_full)
+    argv = [
+        "train", "--run-dir", str(run_dir), "--source", str(tasks), "--canvas", "30",
+        "--batch-tasks", "2", "--group-size", "2", "--rollout-steps", "2", "--num-updates", "3",
+        "--eval-tasks", "2", "--grpo-epochs", "1", "--grpo-minibatches", "1",
+        "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
+        "--policy-context-size", "8", "--policy-head-hidden", "8",
+        "--checkpoint-every", "1", "--eval-every", "0", "--keep-checkpoints", "5",
+        "--no-progress", "--no-tensorboard", "--no-compile-cache",
+    ]  # fmt: skip
+    with jax.numpy_dtype_promotion("standard"):
+        assert main(argv) == 1
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("jaxarc: error")]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    assert "No space left on device" in errors[0] and "checkpoints are untouched" in errors[0]
+    assert [p.name for p in list_checkpoints(run_dir / "checkpoints")] == ["update_00000001"]
+    assert not [p for p in (run_dir / "checkpoints").iterdir() if p.name.startswith(".")]
+    meta = json.loads((run_dir / "checkpoints" / "update_00000001" / "meta.json").read_text())
+    assert meta["run_options"] == {"checkpoint_every": 1, "keep_checkpoints": 5, "eval_every": None}

@@ -241,10 +241,17 @@ def resolve_run_settings(
 
 @contextlib.contextmanager
 def _one_line_warnings():
-    """Warnings printed as ``jaxarc: warning: ...`` (one line, no source excerpt)."""
+    """Checkpoint warnings printed as ``jaxarc: warning: ...`` (one line, no source line)."""
+
+    from jaxarc.agents.run.checkpoint import CheckpointWarning
+
+    default_show = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"jaxarc: warning: {message}", file=sys.stderr)
+        if issubclass(category, CheckpointWarning):
+            print(f"jaxarc: warning: {message}", file=sys.stderr)
+        else:
+            default_show(message, category, filename, lineno, file, line)
 
     with warnings.catch_warnings():
         warnings.showwarning = show
