@@ -206,3 +206,21 @@ def test_a_state_loads_only_over_the_source_it_was_saved_on(tmp_path, capsys) ->
     err = capsys.readouterr().err
     assert "belongs to the source" in err and str(bank.name) in err
     assert cli_main([*argv, "--source", str(training)]) == 0
+
+
+def test_configs_refuse_bools_floats_and_strings_for_integers() -> None:
+    from jaxarc.agents import GRPOConfig, TrainConfig
+
+    for bad in (
+        lambda: EnvironmentConfig(max_episode_steps=True),
+        lambda: UnifiedDatasetConfig(max_grid_height=True),
+        lambda: UnifiedActionConfig(allowed_operations=(3.7,)),
+        lambda: UnifiedActionConfig(allowed_operations=("3",)),
+        lambda: TrainConfig(batch_tasks=2.5),
+        lambda: TrainConfig(rollout_steps=True),
+        lambda: TrainConfig(allowed_operations=(3.7, 34)),
+        lambda: GRPOConfig(epochs=1.5),
+    ):
+        with pytest.raises(ValueError, match="int|number"):
+            bad()
+    assert UnifiedActionConfig(allowed_operations=(np.int64(3),)).allowed_operations == (3,)

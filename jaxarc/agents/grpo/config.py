@@ -65,6 +65,14 @@ def _finite(owner: str, **values: float) -> None:
             raise ValueError(f"{owner}.{name} must be finite, got {value!r}")
 
 
+def _integers(config: object) -> None:
+    """Every ``int`` field of a config dataclass holds an int (not a bool, float or str)."""
+    for field in dataclasses.fields(config):  # type: ignore[arg-type]
+        value = getattr(config, field.name)
+        if field.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"{type(config).__name__}.{field.name} must be an int, got {value!r}")
+
+
 def _non_negative(owner: str, **values: int) -> None:
     _finite(owner, **values)
     for name, value in values.items():
@@ -103,6 +111,7 @@ class GRPOConfig:
         _positive("GRPOConfig", epochs=self.epochs, minibatches=self.minibatches)
         _positive("GRPOConfig", ref_refresh_every=self.ref_refresh_every)
         _non_negative("GRPOConfig", beta=self.beta, entropy_coef=self.entropy_coef)
+        _integers(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,7 +172,11 @@ class TrainConfig:
                 f"grpo.minibatches={self.grpo.minibatches} must divide batch_tasks * group_size "
                 f"= {episodes}"
             )
+        _integers(self)
         if self.allowed_operations is not None:
+            bad = [o for o in self.allowed_operations if isinstance(o, bool) or o != int(o)]
+            if bad:
+                raise ValueError(f"TrainConfig.allowed_operations must be integer ids, got {bad}")
             object.__setattr__(
                 self, "allowed_operations", tuple(int(o) for o in self.allowed_operations)
             )
