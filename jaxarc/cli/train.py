@@ -339,7 +339,9 @@ def run_eval(args: argparse.Namespace) -> int:
     out = args.out or args.checkpoint / f"eval_{args.source.replace('/', '_')}.json"
     if primary:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2))
+        from jaxarc.agents.run.checkpoint import write_text_atomic
+
+        write_text_atomic(out, json.dumps(report, indent=2))  # a full disk keeps the old one
         print(
             f"{args.source}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
             f"(pass@{args.attempts} = {report['solve_rate']:.3f}); "
