@@ -576,3 +576,27 @@ def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
     assert not [p for p in (run_dir / "checkpoints").iterdir() if p.name.startswith(".")]
     meta = json.loads((run_dir / "checkpoints" / "update_00000001" / "meta.json").read_text())
     assert meta["run_options"] == {"checkpoint_every": 1, "keep_checkpoints": 5, "eval_every": None}
+
+
+def test_resume_past_a_damaged_checkpoint_logs_what_an_uninterrupted_run_logs(
+    tmp_path: Path, tiny_train, optax_promotion
+) -> None:
+    import os
+
+    from jaxarc.agents.run.checkpoint import CheckpointWarning
+
+    config, make_train_once = tiny_train
+    straight = RunOptions(run_dir=tmp_path / "straight", checkpoint_every=4, eval_every=None)
+    run_training(config, straight, make_train=make_train_once)
+    options = RunOptions(run_dir=tmp_path / "damaged", checkpoint_every=1, eval_every=None)
+    with pytest.raises(_Interrupt):
+        run_training(config, options, make_train=make_train_once, on_record=_interrupt_after(3))
+    os.truncate(options.checkpoint_root / "update_00000003" / "state.eqx", 1000)
+    with pytest.warns(CheckpointWarning, match=r"update_00000003.*sha256"):
+        resumed = run_training(
+            config, dataclasses.replace(options, resume=True), make_train=make_train_once
+        )
+    first = [deterministic_part(r) for r in read_metrics(straight.metrics_path)]
+    second = [deterministic_part(r) for r in read_metrics(options.metrics_path)]
+    assert [r["update"] for r in second] == [1, 2, 3, 4] and first == second
+    assert resumed.last_checkpoint == options.checkpoint_root / "update_00000004"
