@@ -24,10 +24,17 @@ class CLIError(Exception):
     """A user error: printed as ``jaxarc: error: ...`` with exit code 2, no traceback."""
 
 
+def _version() -> str:
+    from jaxarc import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jaxarc", description="JAX-native ARC environments and GRPO training."
     )
+    parser.add_argument("--version", action="version", version=f"jaxarc {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_path in SUBCOMMANDS:
