@@ -52,5 +52,8 @@ def register_gymnax_envs(names: tuple[str, ...] | None = None) -> tuple[str, ...
     return names
 
 
-GYMNAX_IDS = register_gymnax_envs()
+# on a gymnax without the runtime registry the face still works, through jaxarc.make only
+GYMNAX_IDS: tuple[str, ...] = (
+    register_gymnax_envs() if hasattr(gymnax_registration, "register") else ()
+)
 """The names registered with gymnax when this module was imported."""
