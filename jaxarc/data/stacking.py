@@ -116,12 +116,27 @@ def bank_from_tasks(
     return bank_from_arrays(stack_tasks(parsed, canvas_shape), [t.task_id for t in parsed], name)
 
 
-def check_canvas_shape(canvas_shape: Sequence[int]) -> tuple[int, int]:
-    """``canvas_shape`` as a tuple of two positive ints ``(rows, cols)``."""
-    shape = tuple(int(s) for s in canvas_shape)
-    if len(shape) != 2 or not all(s >= 1 for s in shape):
-        raise ValueError(f"canvas_shape must be (rows, cols) with both >= 1, got {canvas_shape}")
-    return shape  # type: ignore[return-value]
+MAX_CANVAS_SIDE = 255  # positions are stored in 8 bits by the environment's history
+
+
+def check_canvas_shape(canvas_shape: object) -> tuple[int, int]:
+    """``canvas_shape`` as a tuple of two ints ``(rows, cols)`` in 1-255.
+
+    Floats, bools, strings and other non-integers are refused (never truncated); NumPy
+    integers are accepted.
+    """
+    allowed = f"canvas_shape must be (rows, cols): two integers from 1 to {MAX_CANVAS_SIDE}"
+    if isinstance(canvas_shape, str | bytes) or not isinstance(canvas_shape, Sequence | np.ndarray):
+        raise ValueError(f"{allowed}, got {canvas_shape!r}")
+    values = list(canvas_shape)
+    if len(values) != 2 or not all(
+        isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) for v in values
+    ):
+        raise ValueError(f"{allowed}, got {canvas_shape!r}")
+    shape = (int(values[0]), int(values[1]))
+    if not all(1 <= side <= MAX_CANVAS_SIDE for side in shape):
+        raise ValueError(f"{allowed}, got {canvas_shape!r}")
+    return shape
 
 
 def _unpad(grids: np.ndarray, shapes: np.ndarray, k: int) -> list[list[int]]:
