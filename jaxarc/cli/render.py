@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
+import zlib
 from pathlib import Path
 
 from jaxarc.cli.main import CLIError
@@ -120,12 +122,29 @@ def run_replay(args: argparse.Namespace) -> int:
     from jaxarc.render import save_episode_gif, to_text
 
     path = Path(args.episode)
+    if args.cell_size < 1 or args.frame_ms < 1:
+        raise CLIError(
+            f"--cell-size and --frame-ms must be >= 1, got {args.cell_size} and {args.frame_ms}"
+        )
     if not path.is_file():
         raise CLIError(f"no episode file at {path}")
+    if not zipfile.is_zipfile(path):  # .npy, text, empty or truncated files
+        raise CLIError(
+            f"cannot replay {path}: not a complete .npz archive (an EpisodeRecord saved with "
+            ".save(), or a state saved with jaxarc.envs.serialization.save_state)"
+        )
     try:
         record = _load_episode(path, args.source, args.env_index)
-    except (ValueError, OSError, KeyError) as err:
-        raise CLIError(f"cannot replay {path}: {err}") from None
+    except (
+        ValueError,
+        OSError,
+        KeyError,
+        TypeError,
+        EOFError,
+        zipfile.BadZipFile,
+        zlib.error,
+    ) as err:
+        raise CLIError(f"cannot replay {path}: {type(err).__name__}: {err}") from None
     out = Path(args.out) if args.out else path.with_suffix(".gif")
     save_episode_gif(record, out, cell_size=args.cell_size, frame_ms=args.frame_ms)
     if args.print:

@@ -175,6 +175,19 @@ def resolve_train_config(
         parser.error(f"invalid training config: {err}")
 
 
+def check_task_source(config: Any) -> None:
+    """Load the run's task source as the run will (the source resolves, every grid fits the
+    canvas); :class:`CLIError` naming ``--source`` and ``--canvas`` otherwise."""
+    from jaxarc.agents.train import load_task_source
+
+    try:
+        load_task_source(config)
+    except (ValueError, OSError, ModuleNotFoundError) as err:  # TaskFormatError is a ValueError
+        raise CLIError(
+            f"cannot use --source {config.source!r} with --canvas {config.canvas}: {err}"
+        ) from None
+
+
 def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
@@ -183,6 +196,7 @@ def run_train(
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
+    check_task_source(config)  # the run would fail at start: say so before, dry run or not
     if args.dry_run:
         print(describe_config(config))
         return 0
