@@ -52,3 +52,36 @@ def test_bench_writes_only_into_out(kind):
     parser = build_parser()
     assert parser.parse_args(["bench", kind]).out is None  # old default: benchmarks/results
     assert str(parser.parse_args(["bench", kind, "--out", "d"]).out) == "d"
+
+
+# -- item 22: a fetched dataset is found by jaxarc.make and its Gymnasium id -----------------
+
+
+def _fetch_miniarc_from_a_local_archive(tmp_path, miniarc_dir):
+    """``jaxarc data fetch miniarc --url file://...``: the real fetch, from a local zip."""
+    import zipfile
+
+    archive = tmp_path / "miniarc.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted(miniarc_dir.rglob("*.json")):
+            zf.write(path, f"MINI-ARC-master/{path.relative_to(miniarc_dir).as_posix()}")
+    assert main(["data", "fetch", "miniarc", "--url", archive.as_uri()]) == 0
+
+
+def test_make_finds_a_fetched_dataset_without_data_dir(workdir, miniarc_dir, capsys):
+    import gymnasium
+
+    import jaxarc
+    import jaxarc.gym  # noqa: F401  (registers the Gymnasium ids)
+
+    with pytest.raises(TypeError, match="jaxarc data fetch miniarc"):
+        jaxarc.make("MiniARC")
+    _fetch_miniarc_from_a_local_archive(workdir, miniarc_dir)
+    env, _ = jaxarc.make("MiniARC")  # old: TypeError, "'MiniARC' needs data_dir="
+    assert env.task_source.num_tasks == 149 and env.task_source.canvas_shape == (5, 5)
+    eval_env, _ = jaxarc.make("MiniARC-eval")
+    assert eval_env.config.environment.episode_mode == "eval"
+    gym_env = gymnasium.make("jaxarc/MiniARC-v0")
+    obs, _ = gym_env.reset(seed=0)
+    assert obs["grid"].shape == (5, 5)
+    gym_env.close()
