@@ -85,3 +85,28 @@ def test_make_finds_a_fetched_dataset_without_data_dir(workdir, miniarc_dir, cap
     obs, _ = gym_env.reset(seed=0)
     assert obs["grid"].shape == (5, 5)
     gym_env.close()
+
+
+# -- item 23: `jaxarc eval` takes every source training takes (gen/...) ----------------------
+
+
+def test_eval_accepts_a_generated_source(workdir, capsys):
+    import jax
+
+    from jaxarc.agents import TrainConfig, make_train
+    from jaxarc.agents.checkpoint import save_checkpoint
+    from jaxarc.agents.policy import PolicyConfig
+
+    small = PolicyConfig(channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8)
+    config = TrainConfig(
+        batch_tasks=2, group_size=2, rollout_steps=1, eval_tasks=3, policy=small
+    )  # source gen/easy, the default
+    init, _ = make_train(config)
+    save_checkpoint(workdir / "run" / "checkpoints", 0, init(jax.random.key(0)), config)
+    argv = ["eval", "--checkpoint", "run", "--source", "gen/easy", "--attempts", "1"]
+    argv += ["--batch-size", "4", "--no-compile-cache", "--out", "eval.json"]
+    assert main(argv) == 0, capsys.readouterr().err  # old: "use load_source(), not load_bank()"
+    report = json.loads((workdir / "eval.json").read_text())
+    assert report["source"] == "gen/easy" and report["num_tasks"] == 3
+    assert [t["task_id"] for t in report["tasks"]] == ["gen/easy#0", "gen/easy#1", "gen/easy#2"]
+    assert "gen/easy: solved" in capsys.readouterr().out

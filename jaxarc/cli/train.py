@@ -117,7 +117,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
     evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
     evaluate.add_argument("--max-steps", type=_positive_int, default=None, help="per attempt")
-    evaluate.add_argument("--limit", type=_positive_int, default=None, help="first N tasks")
+    evaluate.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=None,
+        help="first N tasks (generated sources: N new tasks, default the run's eval_tasks)",
+    )
     evaluate.add_argument("--batch-size", type=_positive_int, default=32, metavar="N")
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--out", type=Path, default=None, help="per-task results JSON")

@@ -11,10 +11,12 @@ from collections.abc import Mapping, Sequence
 
 import jax
 import numpy as np
+from jaxtyping import PRNGKeyArray
 
 from jaxarc.data.bank import DEFAULT_CANVAS, PAD_VALUE, TASK_ARRAY_FIELDS, TaskBank, TaskIds
 from jaxarc.data.errors import SkippedTask, TaskFormatError
 from jaxarc.data.parsing import ParsedTask, parse_task
+from jaxarc.data.source import AbstractTaskSource
 
 
 def stack_tasks(
@@ -117,6 +119,29 @@ def bank_from_tasks(
 
 
 MAX_CANVAS_SIDE = 255  # positions are stored in 8 bits by the environment's history
+
+
+def sample_bank(
+    source: AbstractTaskSource, num_tasks: int, key: PRNGKeyArray, name: str | None = None
+) -> TaskBank:
+    """``num_tasks`` tasks drawn from ``source`` (e.g. a generator) frozen into a bank.
+
+    Each task comes from ``source.sample_task(k, -1)`` with its own key split from ``key``;
+    ids are ``"<name>#<i>"``. This lets what takes a fixed bank (evaluation, rendering) use
+    a generated family: the same ``key`` gives the same tasks.
+    """
+    if num_tasks < 1:
+        raise ValueError(f"num_tasks must be >= 1, got {num_tasks}")
+    if isinstance(source, TaskBank):
+        raise ValueError("sample_bank is for generated sources; subset() a TaskBank instead")
+    name = name or getattr(source, "name", "sampled")
+    keys = jax.random.split(key, num_tasks)
+    index = jax.numpy.full((), -1, jax.numpy.int32)
+    tasks = jax.jit(jax.vmap(lambda k: source.sample_task(k, index)[0]))(keys)
+    arrays = {field: getattr(tasks, field) for field in TASK_ARRAY_FIELDS}
+    return TaskBank(
+        **arrays, task_ids=TaskIds([f"{name}#{i}" for i in range(num_tasks)]), name=name
+    )
 
 
 def check_canvas_shape(canvas_shape: object) -> tuple[int, int]:
