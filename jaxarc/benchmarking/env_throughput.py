@@ -27,8 +27,8 @@ from jaxarc.envs import (
     batch_reset,
     batch_step,
 )
-from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 MASK_POOL = 64
 
