@@ -94,8 +94,8 @@ def test_eval_accepts_a_generated_source(workdir, capsys):
     import jax
 
     from jaxarc.agents import TrainConfig, make_train
-    from jaxarc.agents.run.checkpoint import save_checkpoint
     from jaxarc.agents.model.policy import PolicyConfig
+    from jaxarc.agents.run.checkpoint import save_checkpoint
 
     small = PolicyConfig(channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8)
     config = TrainConfig(
