@@ -252,3 +252,20 @@ def test_a_directory_that_looks_like_a_task_file_is_searched(tmp_path, cache_dir
     (root / "odd.json").mkdir(parents=True)
     (root / "odd.json" / "t.json").write_text(json.dumps(TASK))
     assert list(load_bank(root, canvas_shape=(5, 5)).task_ids) == ["odd.json/t"]
+
+
+def test_load_source_refuses_a_float_canvas_for_a_generator():
+    from jaxarc.data import load_source
+
+    assert load_source("gen/easy", canvas_shape=(8, 8)).canvas_shape == (8, 8)
+    with pytest.raises(ValueError, match="canvas_shape"):
+        load_source("gen/easy", canvas_shape=(8.0, 8.0))
+
+
+def test_clearing_the_cache_removes_what_a_killed_writer_left(cache_dir, task_dir):
+    from jaxarc.data import clear_bank_cache
+
+    load_bank(task_dir, canvas_shape=(5, 5))
+    (cache_dir / "banks" / ".tmp-abc.npz").write_bytes(b"half")
+    assert clear_bank_cache() == 2
+    assert list((cache_dir / "banks").iterdir()) == []

@@ -147,10 +147,10 @@ def write_cached_bank(
 
 
 def clear_bank_cache() -> int:
-    """Delete every cached bank; returns how many files were removed."""
+    """Delete every cached bank (and temporaries a killed writer left); returns the count."""
     removed = 0
     if banks_dir().is_dir():
-        for entry in banks_dir().glob("*.npz"):
-            entry.unlink()
+        for entry in banks_dir().glob("*.npz"):  # pathlib globs match .tmp-* too
+            entry.unlink(missing_ok=True)
             removed += 1
     return removed

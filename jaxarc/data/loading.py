@@ -375,6 +375,8 @@ def load_source(
     for generators (a different explicit canvas for a generator is an error).
     """
     name = os.fspath(name_or_path)
+    if canvas_shape is not None:
+        canvas_shape = check_canvas_shape(canvas_shape)  # (8.0, 8.0) is refused, not equal
     if isinstance(name_or_path, str) and name.startswith(GENERATOR_PREFIX):
         module = _generators_module()
         if module is None:
