@@ -81,7 +81,11 @@ def test_make_finds_a_fetched_dataset_without_data_dir(workdir, miniarc_dir, cap
     assert env.task_source.num_tasks == 149 and env.task_source.canvas_shape == (5, 5)
     eval_env, _ = jaxarc.make("MiniARC-eval")
     assert eval_env.config.environment.episode_mode == "eval"
-    gym_env = gymnasium.make("jaxarc/MiniARC-v0")
+    # item 1 through gymnasium.make: a damaged cache entry is rebuilt, with a warning
+    (entry,) = (workdir / "cache" / "banks").glob("*.npz")
+    entry.write_bytes(entry.read_bytes()[:100])
+    with pytest.warns(UserWarning, match="damaged task-bank cache entry"):
+        gym_env = gymnasium.make("jaxarc/MiniARC-v0")
     obs, _ = gym_env.reset(seed=0)
     assert obs["grid"].shape == (5, 5)
     gym_env.close()

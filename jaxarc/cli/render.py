@@ -143,6 +143,7 @@ def run_replay(args: argparse.Namespace) -> int:
         EOFError,
         zipfile.BadZipFile,
         zlib.error,
+        RecursionError,
     ) as err:
         raise CLIError(f"cannot replay {path}: {type(err).__name__}: {err}") from None
     out = Path(args.out) if args.out else path.with_suffix(".gif")
