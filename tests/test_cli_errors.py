@@ -88,6 +88,7 @@ BAD_ARGUMENTS = [
     (["render", "t", "--source", "tasks", "--cell-size", "0"], "--cell-size"),
     (["render", "t", "--source", "tasks", "--out", "t.gif"], "t.gif"),
     (["render", "t", "--source", "tasks", "--format", "jpeg"], "jpeg"),
+    (["render", "t", "--source", "gen/easy"], "gen/easy#<i>"),
     # replay (item 17)
     (["replay", "missing.npz"], "missing.npz"),
     (["replay", "array.npy"], "array.npy"),

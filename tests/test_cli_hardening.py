@@ -114,3 +114,9 @@ def test_eval_accepts_a_generated_source(workdir, capsys):
     assert report["source"] == "gen/easy" and report["num_tasks"] == 3
     assert [t["task_id"] for t in report["tasks"]] == ["gen/easy#0", "gen/easy#1", "gen/easy#2"]
     assert "gen/easy: solved" in capsys.readouterr().out
+
+
+def test_render_draws_a_generated_task(workdir, capsys):
+    """A sibling of item 23: render takes generated sources (ids as `jaxarc eval` names them)."""
+    assert main(["render", "gen/easy#1", "--source", "gen/easy", "--format", "ansi"]) == 0
+    assert "gen/easy#1 demo 0 input" in capsys.readouterr().out

@@ -67,16 +67,26 @@ def _format_of(args: argparse.Namespace) -> str:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from jaxarc.data import TaskFormatError, load_bank
+    from jaxarc.data import TaskBank, TaskFormatError, load_source
+    from jaxarc.data.stacking import generated_bank
     from jaxarc.render import render_task_sheet, save_png, to_ansi, to_svg
 
     if args.cell_size < 1:
         raise CLIError(f"--cell-size must be >= 1, got {args.cell_size}")
     fmt = _format_of(args)
     try:
-        bank = load_bank(args.source)
+        bank = load_source(args.source)
     except (TaskFormatError, ValueError, FileNotFoundError) as err:
         raise CLIError(f"cannot load --source {args.source!r}: {err}") from None
+    if not isinstance(bank, TaskBank):  # generated: task ids "<source>#<i>", as `jaxarc eval`
+        name, _, index = args.task_id.rpartition("#")
+        if name != args.source or not index.isdigit() or int(index) > 100_000:
+            raise CLIError(
+                f"task ids of --source {args.source!r} are {args.source}#<i> (the tasks "
+                f"`jaxarc eval --seed 0` scores), got {args.task_id!r}"
+            )
+        bank = generated_bank(bank, int(index) + 1, 0, args.source)
+    stem = args.task_id.replace("/", "_") if "#" in args.task_id else args.task_id
     try:
         task = bank.task_by_id(args.task_id)
     except KeyError as err:
@@ -88,7 +98,7 @@ def run_render(args: argparse.Namespace) -> int:
             print(to_ansi(grid, shape=shape))
         return 0
 
-    out = Path(args.out or f"{args.task_id}.{fmt}")
+    out = Path(args.out or f"{stem}.{fmt}")
     if fmt == "png":
         sheet = render_task_sheet(
             task, args.task_id, cell_size=args.cell_size, show_test_outputs=args.show_test_outputs

@@ -144,6 +144,12 @@ def sample_bank(
     )
 
 
+def generated_bank(source: AbstractTaskSource, num_tasks: int, seed: int, name: str) -> TaskBank:
+    """The ``num_tasks`` tasks of a generated source for ``seed``, as ``jaxarc eval --seed``
+    scores them and ``jaxarc render "<name>#<i>"`` draws them (ids ``"<name>#<i>"``)."""
+    return sample_bank(source, num_tasks, jax.random.fold_in(jax.random.key(seed), 1), name)
+
+
 def check_canvas_shape(canvas_shape: object) -> tuple[int, int]:
     """``canvas_shape`` as a tuple of two ints ``(rows, cols)`` in 1-255.
 

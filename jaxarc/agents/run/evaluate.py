@@ -209,7 +209,7 @@ def evaluate_checkpoint(
     from jaxarc.agents.grpo.config import TrainConfig
     from jaxarc.agents.grpo.train import make_train
     from jaxarc.data import load_source
-    from jaxarc.data.stacking import sample_bank
+    from jaxarc.data.stacking import generated_bank
 
     path = resolve_checkpoint_dir(checkpoint)
     try:
@@ -223,8 +223,7 @@ def evaluate_checkpoint(
     except Exception as err:
         raise EvaluationError(f"cannot load task source {source!r}: {err}") from None
     if not isinstance(bank, TaskBank):  # a generated family: `limit` (or eval_tasks) new tasks
-        key = jax.random.fold_in(jax.random.key(seed), 1)  # not the attempts' keys
-        bank = sample_bank(bank, limit or int(config.eval_tasks), key, name=source)
+        bank = generated_bank(bank, limit or int(config.eval_tasks), seed, name=source)
     elif limit is not None:
         bank = bank.subset(range(min(limit, bank.num_tasks)))
     steps = max_steps or int(config.rollout_steps)
