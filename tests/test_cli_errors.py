@@ -39,6 +39,8 @@ def files(tmp_path, monkeypatch):
     with zipfile.ZipFile(tmp_path / "other.npz", "w") as zf:
         zf.writestr("readme.txt", "a zip without arrays")
     (tmp_path / "ckpt").mkdir()
+    (tmp_path / "used" / "checkpoints" / "update_00000001").mkdir(parents=True)
+    (tmp_path / "used" / "checkpoints" / "update_00000001" / "meta.json").write_text("{}")
     return tmp_path
 
 
@@ -65,6 +67,7 @@ BAD_ARGUMENTS = [
     (["train", "--no-such-flag"], "--no-such-flag"),
     (["train", "--preset", "huge"], "huge"),
     (["train", "--checkpoint-every", "0"], "--checkpoint-every"),
+    (["train", "--run-dir", "used", "--dry-run"], "--resume"),
     # eval
     (["eval"], "--checkpoint"),
     (["eval", "--checkpoint", "ckpt"], "ckpt"),
@@ -129,3 +132,11 @@ def test_every_subcommand_is_covered():
     (commands,) = [a for a in parser._actions if a.dest == "command"]
     covered = {argv[0] for argv, _ in BAD_ARGUMENTS}
     assert set(commands.choices) <= covered
+
+
+@pytest.mark.parametrize("name", ["array.npy", "empty.npz", "truncated.npz", "text.npz"])
+def test_episode_record_load_names_a_file_that_is_not_an_archive(files, name):
+    from jaxarc.render import EpisodeRecord
+
+    with pytest.raises(ValueError, match="not a complete .npz archive"):
+        EpisodeRecord.load(files / name)

@@ -202,6 +202,15 @@ def run_train(
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
     check_task_source(config)  # the run would fail at start: say so before, dry run or not
+    if not args.resume:  # ... as it would on a run directory that already holds checkpoints
+        from jaxarc.agents.run.checkpoint import latest_checkpoint
+
+        existing = latest_checkpoint(args.run_dir / "checkpoints")
+        if existing is not None:
+            raise CLIError(
+                f"{args.run_dir} already holds checkpoints (newest {existing.name}); pass "
+                "--resume to continue that run or choose another --run-dir"
+            )
     if args.dry_run:
         print(describe_config(config))
         return 0
