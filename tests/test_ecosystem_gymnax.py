@@ -13,7 +13,7 @@ from gym_helpers import CANVAS, SMALL_NAME
 from gymnax.environments import spaces
 
 import jaxarc
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 from jaxarc.wrappers import GymnaxV0Wrapper, MultiDiscrete
 
 OPERATIONS = ["FLOOD_1", "SUBMIT"]

@@ -65,7 +65,7 @@ def make_flat(
     ``env.step`` auto-resets (gymnax); wrap further with ``AutoResetWrapper`` or
     ``EpisodeMetricsWrapper`` as needed.
     """
-    from jaxarc.envs.registry import make
+    from jaxarc.gymnax.registry import make
 
     fmt = options.setdefault("selection_format", "point")
     if fmt != "point":
