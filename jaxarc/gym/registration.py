@@ -12,7 +12,7 @@ import gymnasium
 
 NAMESPACE = "jaxarc"
 ENTRY_POINT = "jaxarc.gym.env:make_gymnasium_env"
-VECTOR_ENTRY_POINT = "jaxarc.gym.vector:ArcGymnasiumVectorEnv"
+VECTOR_ENTRY_POINT = "jaxarc.gym.flat_vector:make_gymnasium_vector_env"
 
 
 def gymnasium_id(name: str) -> str:
