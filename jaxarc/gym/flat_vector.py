@@ -41,9 +41,7 @@ class FlatArcGymnasiumVectorEnv(ArcGymnasiumVectorEnv):
         super().__init__(env_name, num_envs, render_mode, **kwargs)
         action_format, fields = flat_options(flat, action_format, fields)
         self.codec = FlatCodec.create(self.config, action_format, fields)
-        self.single_observation_space = self.codec.observation_space(
-            self.single_observation_space
-        )
+        self.single_observation_space = self.codec.observation_space(self.single_observation_space)
         self.single_action_space = self.codec.action_space(self.single_action_space)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)

@@ -14,7 +14,6 @@ from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
-
 # the keys of an action given as a dict (gymnax's Gym bridge, Gymnasium's Dict space)
 ACTION_KEYS: dict[str, tuple[str, ...]] = {
     "point": ("operation", "row", "col"),
