@@ -221,6 +221,6 @@ def test_configs_refuse_bools_floats_and_strings_for_integers() -> None:
         lambda: TrainConfig(allowed_operations=(3.7, 34)),
         lambda: GRPOConfig(epochs=1.5),
     ):
-        with pytest.raises(ValueError, match="int|number"):
+        with pytest.raises(ValueError, match="int|number|unknown operation '3'"):
             bad()
     assert UnifiedActionConfig(allowed_operations=(np.int64(3),)).allowed_operations == (3,)
