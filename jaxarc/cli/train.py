@@ -21,7 +21,7 @@ from jaxarc.cli.dataclass_flags import (
 )
 from jaxarc.cli.main import CLIError
 
-PRESETS = ("quick", "default")
+PRESETS = ("quick", "medium", "default")
 # fields that may differ from a resumed run's saved config without changing its results
 _RESUMABLE_CHANGES = frozenset({("num_updates",)})
 
