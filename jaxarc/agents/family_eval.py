@@ -99,7 +99,6 @@ def make_family_evaluator(
 
     @eqx.filter_jit
     def evaluate(policy, key):
-        policy = adapt_policy_to_canvas(policy, (side, side))
         states = final_states(
             policy, key, env_config, source, count, config.rollout_steps, greedy=greedy
         )
@@ -111,7 +110,7 @@ def make_family_evaluator(
             "family_count": counts,
         }
 
-    return evaluate
+    return lambda policy, key: evaluate(adapt_policy_to_canvas(policy, (side, side)), key)
 
 
 def family_metrics(result: Mapping[str, Any], families: tuple[str, ...]) -> dict[str, float]:

@@ -16,7 +16,6 @@ actions (a 1x1 box is a point).
 from __future__ import annotations
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float32
 
