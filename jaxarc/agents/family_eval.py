@@ -119,3 +119,45 @@ def family_metrics(result: Mapping[str, Any], families: tuple[str, ...]) -> dict
     return {
         FAMILY_METRIC_PREFIX + name: float(rate) for name, rate in zip(families, rates, strict=True)
     }
+
+
+GENERALISATION_SEED_OFFSET = 2_000_003  # generated-task evaluations: keys training never uses
+
+
+def evaluate_on_generator(
+    policy: Any,
+    config: Any,
+    source: str,
+    *,
+    canvas: int | None = None,
+    min_side: int = 0,
+    num_tasks: int = 512,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Greedy success of ``policy`` on ``num_tasks`` fresh tasks of the generator ``source``
+    (played with ``config``'s actions and ``rollout_steps``), overall and per family: the
+    report ``jaxarc eval --source gen/...`` writes."""
+    from jaxarc.data.generators import generator_families
+
+    side = canvas or config.canvas
+    evaluate = make_family_evaluator(
+        config.replace(source=source), num_tasks, canvas=side, min_side=min_side
+    )
+    result = jax.device_get(evaluate(policy, jax.random.key(GENERALISATION_SEED_OFFSET + seed)))
+    families = generator_families(source)
+    return {
+        "source": source,
+        "canvas": [side, side],
+        "min_side": min_side,
+        "num_tasks": num_tasks,
+        "greedy": True,
+        "max_steps": int(config.rollout_steps),
+        "solve_rate": float(result["success"]),
+        "similarity": float(result["similarity"]),
+        "families": {
+            name: {"solve_rate": float(rate), "episodes": int(count)}
+            for name, rate, count in zip(
+                families, result["family_success"], result["family_count"], strict=True
+            )
+        },
+    }

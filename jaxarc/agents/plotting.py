@@ -98,8 +98,26 @@ def plot_learning_curve(
     title: str | None = None,
 ) -> Path:
     """Draw ``metrics`` of ``records`` (e.g. :func:`~jaxarc.agents.metrics_log.read_metrics`)
-    against ``x_key`` into a PNG at ``path``; metrics missing from every record are skipped,
-    and the per-family held-out rates get a panel of their own when present."""
+    against ``x_key`` into a PNG at ``path`` (see :func:`draw_learning_curve`)."""
+    figure = draw_learning_curve(records, metrics, x_key=x_key, window=window, title=title)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, format="png", dpi=100)
+    _pyplot().close(figure)
+    return path
+
+
+def draw_learning_curve(
+    records: Sequence[Mapping[str, Any]],
+    metrics: Sequence[str],
+    *,
+    x_key: str = "update",
+    window: int = 10,
+    title: str | None = None,
+) -> Any:
+    """The matplotlib figure of :func:`plot_learning_curve`: one panel per metric present
+    (metrics missing from every record are skipped), then one for the per-family held-out
+    rates when the records hold them."""
     if not records:
         raise ValueError("no records to plot")
     panels = _panels(records, metrics)
@@ -145,8 +163,4 @@ def plot_learning_curve(
     if title:
         figure.suptitle(title, fontsize=10)
     figure.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, format="png", dpi=100)
-    plt.close(figure)
-    return path
+    return figure

@@ -201,7 +201,10 @@ def show_update(
     steps = float(record.get(TIME_PREFIX + "env_steps_per_second", math.nan))
     bar.set_description_str(f"update {done}", refresh=False)
     bar.set_postfix(progress_postfix(record, held_out, steps), refresh=False)
-    bar.update(done - bar.n)
+    if done > bar.n:
+        bar.update(done - bar.n)
+    else:
+        bar.refresh()
 
 
 def run_training(
@@ -277,7 +280,10 @@ def run_training(
             eval_due = options.eval_every is not None and (
                 done % options.eval_every == 0 or done == config.num_updates
             )
+            if not bad:
+                show_update(bar, done, record, held_out)
             if evaluate is not None and eval_due and not bad:
+                # (the first evaluation compiles its own program)
                 bar.set_description_str(f"update {done}: held-out evaluation", refresh=True)
                 tic = time.perf_counter()
                 record.update(evaluate(state.policy))
@@ -288,7 +294,7 @@ def run_training(
                 raise _non_finite_error(done, bad, last_checkpoint)
             if HELD_OUT_METRIC in record:
                 held_out = (done, float(record[HELD_OUT_METRIC]))
-            show_update(bar, done, record, held_out)
+                show_update(bar, done, record, held_out)
             due = done % options.checkpoint_every == 0 or done == config.num_updates
             if due and primary:
                 last_checkpoint = save_checkpoint(
