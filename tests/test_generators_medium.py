@@ -60,13 +60,15 @@ def test_oracle_solves_every_medium_instance_with_bbox_actions(medium_episodes):
     keys, states, obs = medium_episodes
     families = np.asarray(states.task_index)
     assert set(families.tolist()) == set(range(8))  # every family is drawn
+    task = jax.device_get(states.episode_store)  # a generator's state keeps its task
     plans = []
     for i in range(NUM_TASKS):
         inp = _crop(obs.input_grid[i], obs.input_shape[i])
+        np.testing.assert_array_equal(
+            _crop(task.test_inputs[i, 0], task.test_input_shapes[i, 0]), inp
+        )
         # the target of an eval episode is the task's test output (never observed)
-        task, _ = MEDIUM.sample_task_and_family(jax.random.split(keys[i], 3)[1])
-        out = _crop(task.test_outputs[0], task.test_output_shapes[0])
-        np.testing.assert_array_equal(_crop(task.test_inputs[0], task.test_input_shapes[0]), inp)
+        out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
         plans.append(oracle_actions(MEDIUM_FAMILIES[families[i]], inp, out))
     assert max(len(p) for p in plans) <= EVAL_CONFIG.environment.max_episode_steps
     submit = (ops.SUBMIT, 0, 0, 0, 0)
