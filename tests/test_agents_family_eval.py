@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from jaxarc.agents import TrainConfig
-from jaxarc.agents.distributed import make_data_mesh
-from jaxarc.agents.family_eval import FAMILY_METRIC_PREFIX, success_by_family
-from jaxarc.agents.predictor_rule import predictor_rule_policy
-from jaxarc.agents.training_loop import HELD_OUT_METRIC, make_held_out_evaluator
+from jaxarc.agents.model.predictor_rule import predictor_rule_policy
+from jaxarc.agents.run.distributed import make_data_mesh
+from jaxarc.agents.run.family_eval import FAMILY_METRIC_PREFIX, success_by_family
+from jaxarc.agents.run.training_loop import HELD_OUT_METRIC, make_held_out_evaluator
 from jaxarc.cli.main import main
 from jaxarc.data.generator_families import EASY_FAMILIES, GEOMETRIC_FAMILIES, MEDIUM_FAMILIES
 

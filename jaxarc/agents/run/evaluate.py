@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray
 
-from jaxarc.agents.checkpoint import (
+from jaxarc.agents.run.checkpoint import (
     META_FILE,
     CheckpointError,
     config_from_dict,
@@ -87,7 +87,7 @@ def _play_batch(
 def adapt_policy_to_canvas(policy: Any, canvas: tuple[int, int]) -> Any:
     """``policy`` set to read a ``canvas``-sized grid if it records its canvas in a static
     ``canvas`` field and is otherwise canvas-agnostic (convolutions and pooling only, like
-    :class:`~jaxarc.agents.policy.ConvPolicy`); other policies are returned unchanged and
+    :class:`~jaxarc.agents.model.policy.ConvPolicy`); other policies are returned unchanged and
     :func:`check_policy_reads` then tells whether they can read the new canvas."""
     if tuple(getattr(policy, "canvas", canvas)) == tuple(canvas):
         return policy
@@ -197,8 +197,8 @@ BASELINE_MAX_STEPS = 10  # the rule floods one region per step, then submits
 
 def load_trained_policy(checkpoint: str | Path) -> tuple[Any, Any, Path]:
     """``(train config, policy, checkpoint dir)`` of a checkpoint or run directory."""
-    from jaxarc.agents import make_train
-    from jaxarc.agents.config import TrainConfig
+    from jaxarc.agents.grpo.config import TrainConfig
+    from jaxarc.agents.grpo.train import make_train
 
     path = resolve_checkpoint_dir(checkpoint)
     try:
@@ -213,8 +213,8 @@ def load_trained_policy(checkpoint: str | Path) -> tuple[Any, Any, Path]:
 def baseline_policy(name: str, canvas: int) -> tuple[Any, Any]:
     """``(config, policy)`` of the zero-learning baseline ``name`` (see :data:`BASELINES`):
     point actions, FLOOD_c and SUBMIT, :data:`BASELINE_MAX_STEPS` steps."""
-    from jaxarc.agents.config import FLOOD_AND_SUBMIT, TrainConfig
-    from jaxarc.agents.predictor_rule import predictor_rule_policy
+    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT, TrainConfig
+    from jaxarc.agents.model.predictor_rule import predictor_rule_policy
 
     if name not in BASELINES:
         raise EvaluationError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")
@@ -249,7 +249,7 @@ def evaluate_checkpoint(
     success on ``num_tasks`` fresh tasks, overall and per family, on a ``canvas`` x
     ``canvas`` canvas with grids of at least ``min_side`` cells a side (sizes never seen in
     training: e.g. ``canvas=12, min_side=10`` for a policy trained on 8x8), see
-    :func:`jaxarc.agents.family_eval.evaluate_on_generator`.
+    :func:`jaxarc.agents.run.family_eval.evaluate_on_generator`.
     """
     from jaxarc.data import load_bank
 
@@ -265,7 +265,7 @@ def evaluate_checkpoint(
     if max_steps is not None:
         config = config.replace(rollout_steps=max_steps)
     if generated:
-        from jaxarc.agents.family_eval import evaluate_on_generator
+        from jaxarc.agents.run.family_eval import evaluate_on_generator
 
         try:
             report = evaluate_on_generator(

@@ -16,10 +16,10 @@ from jaxtyping import Array, Bool, PRNGKeyArray
 
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
-from jaxarc.envs.functional import _check_canvas, _reset, _step_one, as_task_source
-from jaxarc.envs.spaces import StructuredActionSpace, observation_space
+from jaxarc.envs.functional import as_task_source, check_canvas, reset_one_jit, step_one
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation, ArcState, SourceRef, StepInfo
+from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space
 
 
 class ArcEnvParams(eqx.Module):
@@ -36,7 +36,7 @@ class ArcEnvironment(environment.Environment):
         super().__init__()
         self.config = config
         self.task_source = as_task_source(task_source)
-        _check_canvas(config, self.task_source)
+        check_canvas(config, self.task_source)
         self._source_ref = SourceRef(self.task_source)
         self._name = name
 
@@ -55,14 +55,16 @@ class ArcEnvironment(environment.Environment):
 
     def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
         minus_one = jnp.int32(-1)
-        state, obs = _reset(key, self.config, self._source_ref, minus_one, minus_one, params.reward)
+        state, obs = reset_one_jit(
+            key, self.config, self._source_ref, minus_one, minus_one, params.reward
+        )
         return obs, state
 
     def step_env(
         self, key: PRNGKeyArray, state: ArcState, action: AbstractAction, params: ArcEnvParams
     ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], StepInfo]:
         state = eqx.tree_at(lambda s: s.reward_params, state, params.reward)
-        state, obs, reward, _, info = _step_one(state, action, self.config)
+        state, obs, reward, _, info = step_one(state, action, self.config)
         return obs, state, reward, state.terminated, info
 
     def is_truncated(self, state: ArcState, params: ArcEnvParams) -> Bool[Array, ""]:

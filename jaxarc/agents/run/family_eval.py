@@ -7,7 +7,7 @@ test pair, all demonstration pairs shown) from a copy of the source made with
 observation never does), and splits the success rate by family inside the compiled
 function. The same function evaluates at canvas sizes never seen in training
 (``canvas=12, min_side=10``: grids of 10 to 12 cells a side) for policies that read any
-canvas (convolutional ones; see :func:`jaxarc.agents.evaluate.adapt_policy_to_canvas`).
+canvas (convolutional ones; see :func:`jaxarc.agents.run.evaluate.adapt_policy_to_canvas`).
 """
 
 from __future__ import annotations
@@ -87,9 +87,10 @@ def make_family_evaluator(
     with ``config``'s action format, allowed operations and ``rollout_steps``.
 
     ``canvas`` (default ``config.canvas``) and ``min_side`` change the grid sizes; the
-    policy is adapted to the canvas (see :func:`~jaxarc.agents.evaluate.adapt_policy_to_canvas`).
+    policy is adapted to the canvas (see
+    :func:`~jaxarc.agents.run.evaluate.adapt_policy_to_canvas`).
     """
-    from jaxarc.agents.evaluate import adapt_policy_to_canvas
+    from jaxarc.agents.run.evaluate import adapt_policy_to_canvas
 
     side = canvas or config.canvas
     env_config = config.replace(canvas=side).env_config(episode_mode="eval")

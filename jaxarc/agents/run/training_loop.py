@@ -4,7 +4,7 @@
 and keeps everything in ``run_dir``::
 
     run_dir/config.json        # the config of the run (also inside every checkpoint)
-    run_dir/metrics.jsonl      # one record per update (see jaxarc.agents.metrics_log)
+    run_dir/metrics.jsonl      # one record per update (see jaxarc.agents.run.metrics_log)
     run_dir/checkpoints/       # update_XXXXXXXX/ directories, written atomically
     run_dir/learning_curve.png # drawn at the end
     run_dir/tensorboard/       # only when a TensorBoard writer is importable
@@ -27,15 +27,15 @@ from typing import Any
 
 import jax
 
-from jaxarc.agents.checkpoint import (
+from jaxarc.agents.run.checkpoint import (
     config_to_dict,
     latest_checkpoint,
     load_checkpoint,
     save_checkpoint,
 )
-from jaxarc.agents.distributed import is_primary_process, make_data_mesh
-from jaxarc.agents.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
-from jaxarc.agents.plotting import PlottingUnavailableError, plot_learning_curve
+from jaxarc.agents.run.distributed import is_primary_process, make_data_mesh
+from jaxarc.agents.run.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
+from jaxarc.agents.run.plotting import PlottingUnavailableError, plot_learning_curve
 
 # progress-bar label -> metric names the trainer may use for it (first present wins). The
 # training success is over *sampled* actions on the update's own (training) tasks; the
@@ -117,12 +117,12 @@ def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], dict[str,
     episodes each time (greedy actions, eval mode), drawn from a key the training never
     uses. For a generator mixture (``gen/easy``, ``gen/medium``) the record also holds each
     family's rate as ``eval_success/<family>``."""
-    from jaxarc.agents.distributed import replicated
+    from jaxarc.agents.run.distributed import replicated
 
     key = jax.device_put(jax.random.key(config.seed + EVAL_SEED_OFFSET), replicated(mesh))
     source = str(getattr(config, "source", ""))
     if source.startswith("gen/"):
-        from jaxarc.agents.family_eval import family_metrics, make_family_evaluator
+        from jaxarc.agents.run.family_eval import family_metrics, make_family_evaluator
         from jaxarc.data.generators import generator_families
 
         families = generator_families(source)
@@ -134,7 +134,7 @@ def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], dict[str,
             return {HELD_OUT_METRIC: float(result["success"]), **extra}
 
         return by_family
-    from jaxarc.agents import make_evaluator
+    from jaxarc.agents.grpo.train import make_evaluator
 
     evaluate = make_evaluator(config, greedy=True)
     return lambda policy: {HELD_OUT_METRIC: float(evaluate(policy, key))}
@@ -222,7 +222,7 @@ def run_training(
     if ``run_dir`` already holds checkpoints and ``resume`` is off.
     """
     if make_train is None:
-        from jaxarc.agents import make_train as default_make_train
+        from jaxarc.agents.grpo.train import make_train as default_make_train
 
         make_train = default_make_train
     primary = is_primary_process()
@@ -308,7 +308,7 @@ def run_training(
             log.close()
     records = []
     if primary:
-        from jaxarc.agents.metrics_log import read_metrics
+        from jaxarc.agents.run.metrics_log import read_metrics
 
         records = read_metrics(options.metrics_path)
         if records:

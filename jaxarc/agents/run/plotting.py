@@ -97,7 +97,7 @@ def plot_learning_curve(
     window: int = 10,
     title: str | None = None,
 ) -> Path:
-    """Draw ``metrics`` of ``records`` (e.g. :func:`~jaxarc.agents.metrics_log.read_metrics`)
+    """Draw ``metrics`` of ``records`` (e.g. :func:`~jaxarc.agents.run.metrics_log.read_metrics`)
     against ``x_key`` into a PNG at ``path`` (see :func:`draw_learning_curve`)."""
     figure = draw_learning_curve(records, metrics, x_key=x_key, window=window, title=title)
     path = Path(path)

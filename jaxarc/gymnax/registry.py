@@ -31,7 +31,7 @@ from jaxarc.envs.config import (
 )
 
 if TYPE_CHECKING:  # importing gymnax is slow: the class is imported when an env is built
-    from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
+    from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
 
 EnvFactory = Callable[..., "tuple[ArcEnvironment, ArcEnvParams]"]
 _REGISTRY: dict[str, EnvFactory] = {}
@@ -88,7 +88,7 @@ def build_environment(
     source: AbstractTaskSource, name: str = "ARC", **options: Any
 ) -> tuple[ArcEnvironment, ArcEnvParams]:
     """An environment over ``source`` with :func:`make`'s options."""
-    from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
+    from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
 
     options = dict(options)
     env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}

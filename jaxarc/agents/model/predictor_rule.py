@@ -1,7 +1,7 @@
 """The zero-learning baseline: act on the hand-made cell predictor's answer by a fixed rule.
 
 :class:`PredictorRulePolicy` has no parameters. Per episode it asks the in-context cell
-predictor (:func:`jaxarc.agents.incontext.predict_cells`) what each input cell becomes;
+predictor (:func:`jaxarc.agents.model.incontext.predict_cells`) what each input cell becomes;
 at every step, among the cells whose current colour differs from the predicted one (the
 cells the predictor marks *wrong*), it floods the most confidently predicted one with its
 predicted colour (``FLOOD_c`` on that cell: its 4-connected same-colour region becomes
@@ -19,12 +19,12 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, Float32
 
-from jaxarc.agents.distributions import MASKED_LOGIT, BboxDistribution, PointDistribution
-from jaxarc.agents.features import NUM_COLOURS, NUM_ROLES
-from jaxarc.agents.incontext import CellPredictionConfig, predict_cells
-from jaxarc.agents.policy import AbstractPolicy, TaskEncoding
-from jaxarc.envs import operation_ids as ops
+from jaxarc.agents.model.distributions import MASKED_LOGIT, BboxDistribution, PointDistribution
+from jaxarc.agents.model.features import NUM_COLOURS, NUM_ROLES
+from jaxarc.agents.model.incontext import CellPredictionConfig, predict_cells
+from jaxarc.agents.model.policy import AbstractPolicy, TaskEncoding
 from jaxarc.envs.types import ArcObservation
+from jaxarc.grid import operation_ids as ops
 
 RULE_FORMATS = ("point", "bbox")
 
