@@ -23,6 +23,7 @@ import numpy as np
 
 FAMILY_PREFIX = "eval_success/"
 FAMILY_PANEL = "held-out greedy success by family"
+RATE_MARGIN = 3.0  # percentage points drawn beyond 0% and 100%
 _RAW_COLOUR = "#aac8eb"
 _SMOOTH_COLOUR = "#1450aa"
 _LABELS = {
@@ -128,7 +129,12 @@ def draw_learning_curve(
 
     xs = np.array([_as_float(r.get(x_key, i + 1)) for i, r in enumerate(records)])
     figure, axes = plt.subplots(
-        len(panels), 1, figsize=(8, 2.4 * len(panels)), sharex=True, squeeze=False
+        len(panels),
+        1,
+        figsize=(8, 2.4 * len(panels)),
+        sharex=True,
+        squeeze=False,
+        layout="constrained",
     )
     for axis, name in zip(axes[:, 0], panels, strict=True):
         if name == FAMILY_PANEL:
@@ -137,7 +143,7 @@ def draw_learning_curve(
                 fx, fy = _series(records, family, xs)
                 label = family.removeprefix(FAMILY_PREFIX)
                 axis.plot(fx, 100 * fy, marker="o", markersize=3, label=label)
-            axis.legend(fontsize=7, ncol=4, loc="upper left")
+            axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             rate = True
         else:
             px, py = _series(records, name, xs)
@@ -152,8 +158,9 @@ def draw_learning_curve(
             if not len(px):
                 axis.text(0.5, 0.5, "no finite values", transform=axis.transAxes, ha="center")
         axis.set_title(_LABELS.get(name, name), fontsize=9, loc="left")
-        if rate:
-            axis.set_ylim(0, 100)
+        if rate:  # 0-100% (a little margin keeps a curve at 0% or 100% off the frame)
+            axis.set_ylim(-RATE_MARGIN, 100 + RATE_MARGIN)
+            axis.set_yticks(range(0, 101, 20))
             axis.yaxis.set_major_formatter(PercentFormatter(100))
         axis.grid(True, color="#e0e0e0")
     bottom = axes[-1, 0]
@@ -162,5 +169,4 @@ def draw_learning_curve(
         bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
     if title:
         figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
     return figure
