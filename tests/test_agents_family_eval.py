@@ -58,3 +58,27 @@ def test_eval_cli_scores_the_baseline_per_family_on_unseen_canvas_sizes(
     assert sum(f["episodes"] for f in report["families"].values()) == 24
     assert report["solve_rate"] == 1.0
     assert "greedy success 1.000 on 24 fresh tasks" in capsys.readouterr().out
+
+
+def test_medium_preset_is_gen_medium_with_bbox_all_operations_and_no_predictor(
+    capsys: pytest.CaptureFixture[str],
+):
+    config = TrainConfig.preset("medium")
+    assert config.source == "gen/medium" and config.selection_format == "bbox"
+    assert config.allowed_operations is None  # all 35 operations
+    assert config.policy.in_context_prediction is False
+    assert config.rollout_steps >= 3  # the longest oracle (rot180, move) takes 3 actions
+    assert main(["train", "--preset", "medium", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "source = 'gen/medium'" in out and "in_context_prediction = False" in out
+
+
+def test_eval_cli_needs_exactly_one_of_checkpoint_and_baseline(
+    capsys: pytest.CaptureFixture[str],
+):
+    with pytest.raises(SystemExit):
+        main(["eval", "--source", "gen/easy"])
+    assert "one of the arguments --checkpoint --baseline is required" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["eval", "--checkpoint", "x", "--baseline", "predictor-rule"])
+    assert "not allowed with argument" in capsys.readouterr().err
