@@ -48,8 +48,9 @@ def test_eval_cli_scores_the_baseline_per_family_on_unseen_canvas_sizes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):
     out = tmp_path / "report.json"
-    argv = ["eval", "--baseline", "predictor-rule", "--source", "gen/easy", "--tasks", "24"]
-    argv += ["--canvas", "10", "--min-side", "9", "--out", str(out), "--no-compile-cache"]
+    argv = ["eval", "--baseline", "predictor-rule", "--source", "gen/easy", "--by-family"]
+    argv += ["--limit", "24", "--canvas", "10", "--min-side", "9", "--out", str(out)]
+    argv += ["--no-compile-cache"]
     assert main(argv) == 0
     report = json.loads(out.read_text())
     assert report["canvas"] == [10, 10] and report["min_side"] == 9

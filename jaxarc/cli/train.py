@@ -115,10 +115,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "eval",
         help="solve rate of a checkpoint (or a baseline): pass@k on ARC test pairs, greedy "
         "success per family on generated tasks",
-        description="Evaluate a trained checkpoint or a zero-learning baseline. On a task bank "
-        "(arc-agi-1/evaluation, ...): pass@k by task over sampled attempts. On a generator "
-        "(gen/easy, gen/medium, ...): greedy success on --tasks fresh tasks, overall and per "
-        "family, optionally on a larger --canvas with grids of at least --min-side cells.",
+        description="Evaluate a trained checkpoint or a zero-learning baseline: pass@k by task "
+        "over sampled attempts on a task bank (arc-agi-1/evaluation, ...) or on --limit tasks "
+        "of a generator (gen/easy, ...). With --by-family a generator is scored greedily on "
+        "--limit (default 512) fresh tasks, overall and per family, optionally on a larger "
+        "--canvas with grids of at least --min-side cells.",
     )
     who = evaluate.add_mutually_exclusive_group(required=True)
     who.add_argument("--checkpoint", type=Path, metavar="DIR")
@@ -129,16 +130,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with its predicted colour, then submit (no learning; point actions, 10 steps)",
     )
     evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
-    evaluate.add_argument("--canvas", type=_positive_int, default=None, help="gen/...: side")
     evaluate.add_argument(
-        "--min-side", type=int, default=0, help="gen/...: smallest grid side drawn"
+        "--by-family",
+        action="store_true",
+        help="gen/...: greedy success per family on --limit fresh tasks (default 512)",
     )
     evaluate.add_argument(
-        "--tasks", type=_positive_int, default=512, help="gen/...: fresh tasks played"
+        "--canvas", type=_positive_int, default=None, help="--by-family: canvas side"
+    )
+    evaluate.add_argument(
+        "--min-side", type=int, default=0, help="--by-family: smallest grid side drawn"
     )
     evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
     evaluate.add_argument("--max-steps", type=_positive_int, default=None, help="per attempt")
-    evaluate.add_argument("--limit", type=_positive_int, default=None, help="first N tasks")
+    evaluate.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=None,
+        help="first N tasks (generated sources: N new tasks, default the run's eval_tasks)",
+    )
     evaluate.add_argument("--batch-size", type=_positive_int, default=32, metavar="N")
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--out", type=Path, default=None, help="per-task results JSON")
@@ -196,6 +206,19 @@ def resolve_train_config(
         parser.error(f"invalid training config: {err}")
 
 
+def check_task_source(config: Any) -> None:
+    """Load the run's task source as the run will (the source resolves, every grid fits the
+    canvas); :class:`CLIError` naming ``--source`` and ``--canvas`` otherwise."""
+    from jaxarc.agents.grpo.train import load_task_source
+
+    try:
+        load_task_source(config)
+    except (ValueError, OSError, ModuleNotFoundError) as err:  # TaskFormatError is a ValueError
+        raise CLIError(
+            f"cannot use --source {config.source!r} with --canvas {config.canvas}: {err}"
+        ) from None
+
+
 def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
@@ -204,6 +227,16 @@ def run_train(
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
+    check_task_source(config)  # the run would fail at start: say so before, dry run or not
+    if not args.resume:  # ... as it would on a run directory that already holds checkpoints
+        from jaxarc.agents.run.checkpoint import latest_checkpoint
+
+        existing = latest_checkpoint(args.run_dir / "checkpoints")
+        if existing is not None:
+            raise CLIError(
+                f"{args.run_dir} already holds checkpoints (newest {existing.name}); pass "
+                "--resume to continue that run or choose another --run-dir"
+            )
     if args.dry_run:
         print(describe_config(config))
         return 0
@@ -256,9 +289,9 @@ def run_eval(args: argparse.Namespace) -> int:
             limit=args.limit,
             batch_size=args.batch_size,
             seed=args.seed,
+            by_family=args.by_family,
             canvas=args.canvas,
             min_side=args.min_side,
-            num_tasks=args.tasks,
         )
     except EvaluationError as err:
         raise CLIError(str(err)) from None

@@ -19,7 +19,7 @@ from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.functional import as_task_source, check_canvas, reset_one_jit, step_one
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation, ArcState, SourceRef, StepInfo
-from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space
+from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space, structured_action
 
 
 class ArcEnvParams(eqx.Module):
@@ -64,6 +64,7 @@ class ArcEnvironment(environment.Environment):
         self, key: PRNGKeyArray, state: ArcState, action: AbstractAction, params: ArcEnvParams
     ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], StepInfo]:
         state = eqx.tree_at(lambda s: s.reward_params, state, params.reward)
+        action = structured_action(action, self.config.action.selection_format)
         state, obs, reward, _, info = step_one(state, action, self.config)
         return obs, state, reward, state.terminated, info
 

@@ -237,25 +237,29 @@ def evaluate_checkpoint(
     limit: int | None = None,
     batch_size: int = 32,
     seed: int = 0,
+    by_family: bool = False,
     canvas: int | None = None,
     min_side: int = 0,
-    num_tasks: int = 512,
 ) -> dict[str, Any]:
     """Load the policy of ``checkpoint`` (a checkpoint or run directory), or the zero-learning
-    ``baseline``, and evaluate it on ``source``.
+    ``baseline``, and evaluate it on ``source``: pass@``attempts`` by task (see
+    :func:`evaluate_policy`).
 
-    A task bank (e.g. ``"arc-agi-1/evaluation"``): pass@``attempts`` by task, see
-    :func:`evaluate_policy`. A generator (``"gen/easy"``, ``"gen/medium"``, ...): greedy
-    success on ``num_tasks`` fresh tasks, overall and per family, on a ``canvas`` x
-    ``canvas`` canvas with grids of at least ``min_side`` cells a side (sizes never seen in
-    training: e.g. ``canvas=12, min_side=10`` for a policy trained on 8x8), see
-    :func:`jaxarc.agents.run.family_eval.evaluate_on_generator`.
+    Every source training takes works: a generated family (``"gen/easy"``) is evaluated on
+    ``limit`` (default: the run's ``eval_tasks``) tasks generated from ``seed``. With
+    ``by_family`` a generator is instead scored greedily on ``limit`` (default 512) fresh
+    tasks, overall and per family, on a ``canvas`` x ``canvas`` canvas with grids of at least
+    ``min_side`` cells a side (``canvas=12, min_side=10``: sizes a policy trained on 8x8
+    never saw); see :func:`jaxarc.agents.run.family_eval.evaluate_on_generator`.
     """
-    from jaxarc.data import load_bank
+    from jaxarc.data import load_source
+    from jaxarc.data.stacking import generated_bank
 
     if (checkpoint is None) == (baseline is None):
         raise EvaluationError("give a checkpoint or a baseline (exactly one)")
     generated = source.startswith("gen/")
+    if (canvas is not None or min_side) and not (by_family and generated):
+        raise EvaluationError("canvas and min_side apply to generated sources by family only")
     if checkpoint is not None:
         config, policy, path = load_trained_policy(checkpoint)
     else:
@@ -264,7 +268,7 @@ def evaluate_checkpoint(
         path = None
     if max_steps is not None:
         config = config.replace(rollout_steps=max_steps)
-    if generated:
+    if generated and by_family:
         from jaxarc.agents.run.family_eval import evaluate_on_generator
 
         try:
@@ -274,17 +278,19 @@ def evaluate_checkpoint(
                 source,
                 canvas=canvas,
                 min_side=min_side,
-                num_tasks=num_tasks,
+                num_tasks=limit or 512,
                 seed=seed,
             )
         except ValueError as err:
             raise EvaluationError(str(err)) from None
     else:
         try:
-            bank = load_bank(source)
+            bank = load_source(source)
         except Exception as err:
             raise EvaluationError(f"cannot load task source {source!r}: {err}") from None
-        if limit is not None:
+        if not isinstance(bank, TaskBank):  # a generated family: `limit` (or eval_tasks) tasks
+            bank = generated_bank(bank, limit or int(config.eval_tasks), seed, name=source)
+        elif limit is not None:
             bank = bank.subset(range(min(limit, bank.num_tasks)))
         report = evaluate_policy(
             policy,
