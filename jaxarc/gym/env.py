@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import jax
@@ -11,11 +11,16 @@ import numpy as np
 from jaxarc.envs.functional import arc_reset, arc_step
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
 from jaxarc.gym.backend import (
-    RENDER_MODES,
+    SINGLE_RENDER_MODES,
     JaxBackend,
     check_render_mode,
     episode_length_option,
 )
+
+if TYPE_CHECKING:  # importing gymnax is slow; the class is imported when an env is built
+    from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
+
+from jaxarc.gym.flat import FlatCodec, flat_options
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
     action_space,
@@ -30,12 +35,20 @@ class ArcGymnasiumEnv(gymnasium.Env):
     Args:
         env_name: a name for :func:`jaxarc.make` (ignored when ``jax_env`` is given).
         render_mode: ``"rgb_array"``, ``"ansi"`` or ``None`` (``"human"`` is not supported).
-        jax_env / jax_params: an existing gymnax ``ArcEnvironment`` and params instead.
+        jax_env: an existing gymnax ``ArcEnvironment`` to wrap instead of making one.
+        jax_params: its ``ArcEnvParams`` (with ``jax_env``).
         cell_size: pixels per cell of ``rgb_array`` frames.
         episode_steps: the environment's own episode length (``max_episode_steps`` of
             :func:`jaxarc.make`). Use this name through ``gymnasium.make``, which keeps
             ``max_episode_steps=`` for itself (it adds Gymnasium's ``TimeLimit`` wrapper).
-        **options: :func:`jaxarc.make` options (``selection_format``, ``allowed_operations``...).
+        flat: flat spaces for SB3/SBX/CleanRL: ``Discrete`` actions over the allowed
+            operations and a ``float32`` ``Box`` observation of ``("grid", "input_grid")``
+            (see :mod:`jaxarc.gym.flat`).
+        action_format: ``"dict"`` (structured, the default), ``"discrete"`` or
+            ``"multi_discrete"`` (``MultiDiscrete([K, H, W])``); overrides ``flat``'s.
+        fields: observation fields of the flat ``Box`` observation; overrides ``flat``'s.
+        **options: :func:`jaxarc.make` options (``selection_format``, ``allowed_operations``
+            as ids or names...).
 
     ``reset(seed=..., options={"task_id": ..., "pair": ...})`` plays a chosen task and pair
     (``task_index`` instead of ``task_id`` works too); without options both are sampled.
@@ -44,20 +57,24 @@ class ArcGymnasiumEnv(gymnasium.Env):
     nothing (reward 0) until ``reset``.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+    metadata = {"render_modes": list(SINGLE_RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
         env_name: str = "ARC-AGI-1",
         render_mode: str | None = None,
         *,
-        jax_env=None,
-        jax_params=None,
+        jax_env: ArcEnvironment | None = None,
+        jax_params: ArcEnvParams | None = None,
         cell_size: int = 16,
         episode_steps: int | None = None,
+        flat: bool = False,
+        action_format: str | None = None,
+        fields: tuple[str, ...] | None = None,
         **options: Any,
     ):
-        check_render_mode(render_mode)
+        check_render_mode(render_mode, SINGLE_RENDER_MODES)
+        action_format, fields = flat_options(flat, action_format, fields)
         options = episode_length_option(episode_steps, options)
         if jax_env is not None:
             if options:
@@ -67,12 +84,14 @@ class ArcGymnasiumEnv(gymnasium.Env):
             self.backend = JaxBackend.from_name(env_name, **options)
         self.render_mode = render_mode
         self.cell_size = cell_size
-        self.observation_space = observation_space(
-            self.backend.config, self.backend.source.max_demos
+        self.codec = FlatCodec.create(self.backend.config, action_format, fields)
+        self.observation_space = self.codec.observation_space(
+            observation_space(self.backend.config, self.backend.source.max_demos)
         )
-        self.action_space = action_space(self.backend.config)
+        self.action_space = self.codec.action_space(action_space(self.backend.config))
         self._state = None
         self._last_operation = -1
+        self._frames: list[np.ndarray] = []
 
     @property
     def config(self):
@@ -96,19 +115,23 @@ class ArcGymnasiumEnv(gymnasium.Env):
             self.backend.reward_params,
         )
         self._last_operation = -1
+        self._frames = []
+        self._collect_frame()
         host_obs, host_state = jax.device_get((obs, self._info_arrays(self._state)))
-        return observation_to_numpy(host_obs), self._info(host_state)
+        return self.codec.observation(observation_to_numpy(host_obs)), self._info(host_state)
 
     def step(self, action):
         if self._state is None:
             raise RuntimeError("call reset() before step()")
+        action = self.codec.to_structured(action)
         structured = action_from_gymnasium(action, self.config)
         self._state, obs, reward, _, info = arc_step(self._state, structured, self.config)
         self._last_operation = int(np.asarray(action["operation"]))
+        self._collect_frame()
         host = jax.device_get((obs, reward, info, self._info_arrays(self._state)))
         host_obs, host_reward, host_info, host_state = host
         return (
-            observation_to_numpy(host_obs),
+            self.codec.observation(observation_to_numpy(host_obs)),
             float(host_reward),
             bool(host_info["terminated"]),
             bool(host_info["truncated"]),
@@ -136,23 +159,39 @@ class ArcGymnasiumEnv(gymnasium.Env):
             "step_count": int(host["step_count"]),
         }
 
+    def _frame(self) -> np.ndarray:
+        from jaxarc.render import draw_selection, render_rgb
+
+        grid, selection = np.asarray(self._state.grid), np.asarray(self._state.selection)
+        return draw_selection(render_rgb(grid, self.cell_size), selection, self.cell_size)
+
+    def _collect_frame(self) -> None:
+        if self.render_mode == "rgb_array_list":
+            self._frames.append(self._frame())
+
     def render(self):
-        """``rgb_array``: the working grid with the last selection outlined; ``ansi``: text."""
+        """``rgb_array``: the working grid with the last selection outlined;
+        ``rgb_array_list``: those frames since the last ``render()`` or ``reset()`` (the reset
+        frame first), emptied by each call; ``ansi``: text, coloured unless ``NO_COLOR`` is set.
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; returning None")
             return None
         if self._state is None:
             raise RuntimeError("call reset() before render()")
-        from jaxarc.render import draw_selection, render_rgb, to_ansi
+        from jaxarc.render import colour_enabled, to_ansi, to_text
 
-        grid, selection = np.asarray(self._state.grid), np.asarray(self._state.selection)
         if self.render_mode == "rgb_array":
-            image = render_rgb(grid, self.cell_size)
-            return draw_selection(image, selection, self.cell_size)
+            return self._frame()
+        if self.render_mode == "rgb_array_list":
+            frames, self._frames = self._frames, []
+            return frames
         op = self._last_operation
         name = OPERATION_NAMES[op] if 0 <= op < NUM_OPERATIONS else "-"
         header = f"step {int(self._state.step_count)}  last: {name}"
-        return header + "\n" + to_ansi(grid, shape=np.asarray(self._state.grid_shape)) + "\n"
+        shape = np.asarray(self._state.grid_shape)
+        draw = to_ansi if colour_enabled(stream=None) else to_text
+        return header + "\n" + draw(np.asarray(self._state.grid), shape=shape) + "\n"
 
 
 def make_gymnasium_env(env_name: str = "ARC-AGI-1", render_mode: str | None = None, **kwargs):
