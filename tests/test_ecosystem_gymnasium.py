@@ -162,3 +162,23 @@ def test_sbx_ppo_learns_on_the_sb3_vec_env():
         model = PPO("MlpPolicy", VecMonitor(venv), n_steps=32, batch_size=64, n_epochs=1, seed=0)
         model.learn(total_timesteps=256)
     assert model.num_timesteps == 256 and len(model.ep_info_buffer) > 0
+
+
+def test_separate_gymnasium_envs_of_one_id_compile_once(count_compilations):
+    """SB3's ``DummyVecEnv`` / ``make_vec_env`` make N envs: they share one backend (one
+    task source), so the reset compiled for the first serves the others."""
+    first = gymnasium.make(SMALL_ID, flat=True, episode_steps=5, allowed_operations=OPERATIONS)
+    first.reset(seed=0)
+    first.step(0)
+    with count_compilations() as counter:
+        others = [
+            gymnasium.make(SMALL_ID, flat=True, episode_steps=5, allowed_operations=OPERATIONS)
+            for _ in range(3)
+        ]
+        for env in others:
+            env.reset(seed=1)
+            env.step(0)
+    assert counter.count == 0
+    assert all(env.unwrapped.backend is first.unwrapped.backend for env in others)
+    different = gymnasium.make(SMALL_ID, flat=True, episode_steps=6)
+    assert different.unwrapped.backend is not first.unwrapped.backend
