@@ -14,12 +14,14 @@ from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 
 RENDER_MODES: tuple[str, ...] = ("rgb_array", "ansi")
+SINGLE_RENDER_MODES: tuple[str, ...] = ("rgb_array", "rgb_array_list", "ansi")
+"""The single environment also collects frames (``rgb_array_list``), as Gymnasium defines."""
 RESET_OPTION_KEYS: tuple[str, ...] = ("task_id", "task_index", "pair")
 
 
-def check_render_mode(render_mode: str | None) -> None:
+def check_render_mode(render_mode: str | None, modes: tuple[str, ...] = RENDER_MODES) -> None:
     """``ValueError`` for a render mode the adapters cannot draw (``"human"`` included)."""
-    if render_mode is None or render_mode in RENDER_MODES:
+    if render_mode is None or render_mode in modes:
         return
     if render_mode == "human":
         raise ValueError(
@@ -27,7 +29,7 @@ def check_render_mode(render_mode: str | None) -> None:
             "render_mode='rgb_array' (frames as uint8 arrays, e.g. for a video recorder) or "
             "'ansi' (coloured terminal text)."
         )
-    raise ValueError(f"unknown render_mode {render_mode!r}; supported: {RENDER_MODES}")
+    raise ValueError(f"unknown render_mode {render_mode!r}; supported: {modes}")
 
 
 def episode_length_option(episode_steps: int | None, options: dict[str, Any]) -> dict[str, Any]:

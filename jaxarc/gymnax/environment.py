@@ -32,9 +32,16 @@ class ArcEnvParams(eqx.Module):
 class ArcEnvironment(environment.Environment):
     """An ARC environment over one task source (a bank or a generator)."""
 
-    def __init__(self, config: JaxArcConfig, task_source: AbstractTaskSource, name: str = "ARC"):
+    def __init__(
+        self,
+        config: JaxArcConfig,
+        task_source: AbstractTaskSource,
+        name: str = "ARC",
+        reward: RewardParams | None = None,
+    ):
         super().__init__()
         self.config = config
+        self.default_reward = RewardParams() if reward is None else reward
         self.task_source = as_task_source(task_source)
         check_canvas(config, self.task_source)
         self._source_ref = SourceRef(self.task_source)
@@ -46,7 +53,10 @@ class ArcEnvironment(environment.Environment):
 
     @property
     def default_params(self) -> ArcEnvParams:
-        return ArcEnvParams(max_steps_in_episode=self.config.environment.max_episode_steps)
+        return ArcEnvParams(
+            reward=self.default_reward,
+            max_steps_in_episode=self.config.environment.max_episode_steps,
+        )
 
     @property
     def num_actions(self) -> int:
@@ -86,3 +96,7 @@ class ArcEnvironment(environment.Environment):
             f"ArcEnvironment({self._name}, format={action.selection_format}, "
             f"mode={env.episode_mode}, canvas={self.config.dataset.canvas_shape})"
         )
+
+
+# any use of the gymnax face makes gymnax.make know every name (gymnax is imported already)
+import jaxarc.gymnax.registration  # noqa: E402, F401

@@ -95,7 +95,7 @@ def build_environment(
     source: AbstractTaskSource, name: str = "ARC", **options: Any
 ) -> tuple[ArcEnvironment, ArcEnvParams]:
     """An environment over ``source`` with :func:`make`'s options."""
-    from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
+    from jaxarc.gymnax.environment import ArcEnvironment
 
     options = dict(options)
     env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
@@ -115,9 +115,8 @@ def build_environment(
         dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
         action=action,
     )
-    env = ArcEnvironment(config, source, name=name)
-    params = ArcEnvParams(reward=reward, max_steps_in_episode=config.environment.max_episode_steps)
-    return env, params
+    env = ArcEnvironment(config, source, name=name, reward=reward)
+    return env, env.default_params
 
 
 def _bundled_factory(name: str, source_name: str, mode: str) -> EnvFactory:
