@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from PIL import Image
+from tqdm import tqdm
 
 from jaxarc.agents import GRPOConfig, TrainConfig, make_train
 from jaxarc.agents.model.distributions import MASKED_LOGIT, PointDistribution
@@ -22,8 +26,19 @@ from jaxarc.agents.model.policy import AbstractPolicy, PolicyConfig, make_policy
 from jaxarc.agents.run.checkpoint import config_from_dict, list_checkpoints, load_checkpoint
 from jaxarc.agents.run.evaluate import EvaluationError, evaluate_policy
 from jaxarc.agents.run.metrics_log import MetricsLog, deterministic_part, read_metrics
-from jaxarc.agents.run.plotting import moving_average, plot_learning_curve
-from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
+from jaxarc.agents.run.plotting import (
+    PlottingUnavailableError,
+    draw_learning_curve,
+    moving_average,
+    plot_learning_curve,
+)
+from jaxarc.agents.run.training_loop import (
+    COMPILING,
+    NonFiniteLossError,
+    RunOptions,
+    run_training,
+    show_update,
+)
 from jaxarc.cli.dataclass_flags import (
     add_dataclass_flags,
     apply_overrides,
@@ -162,17 +177,53 @@ def test_metrics_log_appends_and_truncates_on_resume(tmp_path: Path) -> None:
 
 
 def test_learning_curve_png(tmp_path: Path) -> None:
-    records = [{"update": u, "success_rate": u / 40, "loss": 1.0 / u} for u in range(1, 41)]
-    path = plot_learning_curve(records, tmp_path / "curve.png", ["success_rate", "loss", "kl"])
-    image = np.asarray(Image.open(path).convert("RGB"))
-    assert image.shape == (2 * 240, 720, 3)  # two panels: kl is absent
-    smooth = np.all(image == np.array([20, 80, 170], dtype=np.uint8), axis=-1)
-    rows, cols = np.nonzero(smooth[:240])
-    # success rises: the curve's right end is higher up (smaller row) than its left end
-    assert rows[cols == cols.max()].mean() < rows[cols == cols.min()].mean()
+    records = [
+        {"update": u, "success_rate": u / 40, "loss": 1.0 / u}
+        | ({"eval_success/flip": u / 80, "eval_success/move": 0.5} if u % 10 == 0 else {})
+        for u in range(1, 41)
+    ]
+    metrics = ["success_rate", "loss", "kl"]
+    figure = draw_learning_curve(records, metrics, title="t")
+    success, loss, families = figure.axes  # kl is absent; the families get a panel
+    for rate_axis in (success, families):  # 0-100% whatever the values
+        low, high = rate_axis.get_ylim()
+        assert -5 < low <= 0 and 100 <= high < 105
+        assert list(rate_axis.get_yticks()) == [0, 20, 40, 60, 80, 100]
+        assert rate_axis.yaxis.get_major_formatter()(50, 0) == "50%"
+    assert loss.get_ylim()[1] < 2  # other metrics keep their own scale
+    ticks = [t for t in families.get_xticks() if 1 <= t <= 40]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert sorted(line.get_label() for line in families.get_lines()) == ["flip", "move"]
+    np.testing.assert_allclose(families.get_lines()[0].get_xdata(), [10, 20, 30, 40])
+    path = plot_learning_curve(records, tmp_path / "curve.png", metrics)
+    assert Image.open(path).format == "PNG"
     np.testing.assert_allclose(moving_average(np.array([1.0, 3.0, np.nan, 5.0]), 2), [1, 2, 3, 5])
     with pytest.raises(ValueError, match="none of the metrics"):
-        plot_learning_curve(records, tmp_path / "x.png", ["nope"])
+        plot_learning_curve(records[:1], tmp_path / "x.png", ["nope"])
+
+
+def test_learning_curve_without_matplotlib_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    with pytest.raises(PlottingUnavailableError, match=r"jaxarc\[plot\]"):
+        plot_learning_curve([{"update": 1, "loss": 1.0}], tmp_path / "c.png", ["loss"])
+
+
+def test_progress_bar_shows_each_update_with_its_own_metrics() -> None:
+    stream = io.StringIO()
+    bar = tqdm(total=3, file=stream, mininterval=0, desc=COMPILING, ascii=True, ncols=400)
+    bar.refresh()
+    assert COMPILING in stream.getvalue()
+    records = [{"success_rate": 0.125 * u, "mean_return": u + 0.5} for u in (1, 2, 3)]
+    for done, record in enumerate(records, start=1):
+        show_update(bar, done, record, held_out=(2, 0.75) if done >= 2 else None)
+        last = stream.getvalue().split("\r")[-1]
+        assert f"{done}/3" in last and f"update {done}" in last
+        assert f"train sampled succ={0.125 * done:.3g}" in last
+        assert f"return={done + 0.5:.3g}" in last
+        assert ("held-out greedy succ@2=0.75" in last) == (done >= 2)
+    bar.close()
 
 
 def test_json_records_are_valid_json(tmp_path: Path) -> None:
@@ -372,6 +423,24 @@ def test_resumed_run_logs_exactly_what_an_uninterrupted_run_logs(
     assert config_from_dict(TrainConfig, saved) == config
 
 
+def test_training_progress_never_shows_an_update_under_another_number(
+    tmp_path: Path, tiny_train, optax_promotion, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config, make_train_once = tiny_train
+    options = RunOptions(run_dir=tmp_path, eval_every=None, progress=True)
+    result = run_training(config, options, make_train=make_train_once)
+    drawn = [line for line in re.split(r"[\r\n]", capsys.readouterr().err) if line.strip()]
+    assert COMPILING in drawn[0] and "0/4" in drawn[0]  # before the first update ends
+    for record in result.records:
+        done = record["update"]
+        lines = [line for line in drawn if f" {done}/4 " in line]
+        assert lines, f"update {done} was never drawn"
+        for line in lines:  # every drawing of update k carries update k's own metrics
+            assert f"update {done}:" in line or f"update {done} " in line
+            assert f"train sampled succ={record['success_rate']:.3g}" in line
+            assert f"return={record['mean_return']:.3g}" in line
+
+
 def test_non_finite_loss_stops_with_the_last_good_checkpoint_intact(
     tmp_path: Path, tiny_train, optax_promotion
 ) -> None:
@@ -419,3 +488,184 @@ def test_cli_builds_the_config_from_preset_and_flags(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["train", "--selection-format", "polygon", "--dry-run"])
     assert "invalid choice: 'polygon'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- issue 11: bad flags, NaN
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--lr", "inf"], "lr must be finite"),
+        (["--lr", "nan"], "lr must be finite"),
+        (["--max-grad-norm", "inf"], "max_grad_norm must be finite"),
+        (["--warmup-updates", "-5"], "warmup_updates must be >= 0"),
+        (["--eval-every", "-3"], "--eval-every"),
+        (["--similarity-weight", "inf"], "similarity_weight must be finite"),
+        (["--grpo-beta", "nan"], "beta must be finite"),
+    ],
+)
+def test_bad_training_flags_are_refused_with_one_line(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--preset", "quick", *flags, "--dry-run"])
+    assert exit_info.value.code != 0
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_train_config_refuses_non_finite_and_negative_values() -> None:
+    with pytest.raises(ValueError, match="lr must be finite"):
+        TrainConfig(lr=float("inf"))
+    with pytest.raises(ValueError, match="warmup_updates must be >= 0"):
+        TrainConfig(warmup_updates=-5)
+    with pytest.raises(ValueError, match="eps_high must be finite"):
+        GRPOConfig(eps_high=float("inf"))
+
+
+def _poison_after(make_train_once, update_index: int):
+    """``make_train`` whose update ``update_index`` returns NaN weights with a finite loss (the
+    loss is computed before the weights change, as in a real blow-up)."""
+
+    def make_train_poisoned(config, mesh=None):
+        init, update = make_train_once(config, mesh)
+
+        def update_then_poison(state):
+            state, metrics = update(state)
+            if int(state.update_index) == update_index:
+                poisoned = jax.tree.map(
+                    lambda x: jnp.full_like(x, jnp.nan),
+                    eqx.filter(state.policy, eqx.is_inexact_array),
+                )
+                state = eqx.tree_at(lambda s: s.policy, state, eqx.combine(poisoned, state.policy))
+            return state, metrics
+
+        return init, update_then_poison
+
+    return make_train_poisoned
+
+
+@pytest.mark.parametrize("poisoned_update", [2, 4])  # 4 is the final update
+def test_non_finite_parameters_are_never_checkpointed(
+    tmp_path: Path, tiny_train, optax_promotion, poisoned_update: int
+) -> None:
+    config, make_train_once = tiny_train
+    options = RunOptions(run_dir=tmp_path, checkpoint_every=1, eval_every=None)
+    with pytest.raises(NonFiniteLossError, match=f"update {poisoned_update}: non-finite") as err:
+        run_training(config, options, make_train=_poison_after(make_train_once, poisoned_update))
+    good = f"update_{poisoned_update - 1:08d}"
+    assert good in str(err.value)
+    assert list_checkpoints(options.checkpoint_root)[-1].name == good
+    like = make_train_once(config, None)[0](jax.random.key(0))
+    for path in list_checkpoints(options.checkpoint_root):
+        meta = json.loads((path / "meta.json").read_text())
+        assert meta["run_options"] == options.saved_settings()  # a plain --resume keeps them
+        leaves = jax.tree.leaves(
+            eqx.filter(load_checkpoint(path, like).state, eqx.is_inexact_array)
+        )
+        assert all(np.isfinite(np.asarray(x)).all() for x in leaves)
+
+
+def _saved_run(tmp_path: Path, config: TrainConfig, run_options: dict) -> Path:
+    """A run directory holding one checkpoint of ``config`` with saved run settings."""
+    from jaxarc.agents.run.checkpoint import save_checkpoint
+
+    state = {"weights": jnp.zeros(3)}
+    save_checkpoint(
+        tmp_path / "checkpoints", 1, state, config, extra_meta={"run_options": run_options}
+    )
+    return tmp_path
+
+
+def test_plain_resume_keeps_the_saved_cadence_and_flags_override_it(tmp_path: Path) -> None:
+    from jaxarc.cli.main import build_parser
+    from jaxarc.cli.train import RUN_SETTING_DEFAULTS, resolve_run_settings
+
+    saved = {"checkpoint_every": 1, "keep_checkpoints": 2, "eval_every": None}
+    run_dir = _saved_run(tmp_path, TrainConfig.preset("quick"), saved)
+    checkpoint = run_dir / "checkpoints" / "update_00000001"
+    parser = build_parser()
+    plain = parser.parse_args(["train", "--run-dir", str(run_dir), "--resume"])
+    assert resolve_run_settings(plain, checkpoint) == saved
+    given = parser.parse_args(["train", "--resume", "--eval-every", "5", "--checkpoint-every", "7"])
+    assert resolve_run_settings(given, checkpoint) == {
+        "checkpoint_every": 7,
+        "keep_checkpoints": 2,
+        "eval_every": 5,
+    }
+    fresh = parser.parse_args(["train", "--eval-every", "0"])
+    assert resolve_run_settings(fresh, None) == {**RUN_SETTING_DEFAULTS, "eval_every": None}
+
+
+def test_resume_with_a_shape_changing_flag_is_a_one_line_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = _saved_run(tmp_path, TrainConfig.preset("quick"), {})
+    argv = ["train", "--run-dir", str(run_dir), "--resume", "--dry-run"]
+    assert main([*argv, "--policy-channels", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--policy-channels" in err and "Traceback" not in err
+    assert main([*argv, "--num-updates", "9"]) == 0  # extending a run is fine
+
+
+def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps(_TRAIN_TASKS))
+    run_dir = tmp_path / "run"
+    saves = []
+    real_save = np.save
+
+    def save_until_the_disk_is_full(f, array, *args, **kwargs):
+        # the first checkpoint fits; the disk fills up during the second
+        if any(".tmp-update_00000002" in str(p) for p in (getattr(f, "name", ""),)):
+            raise OSError(28, "No space left on device")
+        saves.append(1)
+        real_save(f, array, *args, **kwargs)
+
+    monkeypatch.setattr(np, "save", save_until_the_disk_is_full)
+    argv = [
+        "train", "--run-dir", str(run_dir), "--source", str(tasks), "--canvas", "30",
+        "--batch-tasks", "2", "--group-size", "2", "--rollout-steps", "2", "--num-updates", "3",
+        "--eval-tasks", "2", "--grpo-epochs", "1", "--grpo-minibatches", "1",
+        "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
+        "--policy-context-size", "8", "--policy-head-hidden", "8",
+        "--checkpoint-every", "1", "--eval-every", "0", "--keep-checkpoints", "5",
+        "--no-progress", "--no-tensorboard", "--no-compile-cache",
+    ]  # fmt: skip
+    with jax.numpy_dtype_promotion("standard"):
+        assert main(argv) == 1
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("jaxarc: error")]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    assert "No space left on device" in errors[0] and "checkpoints are untouched" in errors[0]
+    assert [p.name for p in list_checkpoints(run_dir / "checkpoints")] == ["update_00000001"]
+    assert not [p for p in (run_dir / "checkpoints").iterdir() if p.name.startswith(".")]
+    meta = json.loads((run_dir / "checkpoints" / "update_00000001" / "meta.json").read_text())
+    assert meta["run_options"] == {"checkpoint_every": 1, "keep_checkpoints": 5, "eval_every": None}
+
+
+def test_resume_past_a_damaged_checkpoint_logs_what_an_uninterrupted_run_logs(
+    tmp_path: Path, tiny_train, optax_promotion
+) -> None:
+    import os
+
+    from jaxarc.agents.run.checkpoint import CheckpointWarning
+
+    config, make_train_once = tiny_train
+    straight = RunOptions(run_dir=tmp_path / "straight", checkpoint_every=4, eval_every=None)
+    run_training(config, straight, make_train=make_train_once)
+    options = RunOptions(run_dir=tmp_path / "damaged", checkpoint_every=1, eval_every=None)
+    with pytest.raises(_Interrupt):
+        run_training(config, options, make_train=make_train_once, on_record=_interrupt_after(3))
+    os.truncate(options.checkpoint_root / "update_00000003" / "state.eqx", 1000)
+    with pytest.warns(CheckpointWarning, match=r"update_00000003.*sha256"):
+        resumed = run_training(
+            config, dataclasses.replace(options, resume=True), make_train=make_train_once
+        )
+    first = [deterministic_part(r) for r in read_metrics(straight.metrics_path)]
+    second = [deterministic_part(r) for r in read_metrics(options.metrics_path)]
+    assert [r["update"] for r in second] == [1, 2, 3, 4] and first == second
+    assert resumed.last_checkpoint == options.checkpoint_root / "update_00000004"

@@ -7,8 +7,10 @@ see :mod:`jaxarc.cli.dataclass_flags`); ``--preset`` picks the base the flags ov
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +23,18 @@ from jaxarc.cli.dataclass_flags import (
 )
 from jaxarc.cli.main import CLIError
 
-PRESETS = ("quick", "default")
+PRESETS = ("quick", "medium", "default")
+BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
 # fields that may differ from a resumed run's saved config without changing its results
 _RESUMABLE_CHANGES = frozenset({("num_updates",)})
+# fields whose change makes the saved train state unloadable (array shapes, action heads)
+_SHAPE_FIELDS = frozenset({"policy", "canvas", "selection_format", "allowed_operations"})
+# run settings saved in every checkpoint (a plain --resume keeps them) and their defaults
+RUN_SETTING_DEFAULTS: dict[str, int | None] = {
+    "checkpoint_every": 50,
+    "keep_checkpoints": 3,
+    "eval_every": 25,
+}
 
 
 def _train_config_class() -> type:
@@ -76,6 +87,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0 (0 disables), got {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     train = subparsers.add_parser(
         "train",
@@ -86,15 +107,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--preset", choices=PRESETS, default=None, help="base config")
     train.add_argument("--run-dir", type=Path, default=Path("runs/train"), help="output dir")
     train.add_argument("--resume", action="store_true", help="continue from newest checkpoint")
-    train.add_argument("--checkpoint-every", type=_positive_int, default=50, metavar="N")
-    train.add_argument("--keep-checkpoints", type=_positive_int, default=3, metavar="N")
+    train.add_argument(
+        "--checkpoint-every",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="default 50 (with --resume: the resumed run's setting)",
+    )
+    train.add_argument(
+        "--keep-checkpoints",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="default 3 (with --resume: the resumed run's setting)",
+    )
     train.add_argument(
         "--eval-every",
-        type=int,
-        default=25,
+        type=_non_negative_int,
+        default=None,
         metavar="N",
         help="held-out success rate (eval_tasks fresh episodes) every N updates and at the "
-        "end; 0 disables (default 25)",
+        "end; 0 disables (default 25; with --resume: the resumed run's setting)",
     )
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.add_argument("--no-tensorboard", action="store_true", help="never write TensorBoard")
@@ -111,10 +144,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.set_defaults(func=lambda args: run_train(args, specs, train))
 
     evaluate = subparsers.add_parser(
-        "eval", help="solve rate (pass@k) of a trained checkpoint on ARC test pairs"
+        "eval",
+        help="solve rate of a checkpoint (or a baseline): pass@k on ARC test pairs, greedy "
+        "success per family on generated tasks",
+        description="Evaluate a trained checkpoint or a zero-learning baseline: pass@k by task "
+        "over sampled attempts on a task bank (arc-agi-1/evaluation, ...) or on --limit tasks "
+        "of a generator (gen/easy, ...). With --by-family a generator is scored greedily on "
+        "--limit (default 512) fresh tasks, overall and per family, optionally on a larger "
+        "--canvas with grids of at least --min-side cells.",
     )
-    evaluate.add_argument("--checkpoint", type=Path, required=True, metavar="DIR")
+    who = evaluate.add_mutually_exclusive_group(required=True)
+    who.add_argument("--checkpoint", type=Path, metavar="DIR")
+    who.add_argument(
+        "--baseline",
+        choices=BASELINES,
+        help="predictor-rule: flood each region the hand-made cell predictor marks wrong "
+        "with its predicted colour, then submit (no learning; point actions, 10 steps)",
+    )
     evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
+    evaluate.add_argument(
+        "--by-family",
+        action="store_true",
+        help="gen/...: greedy success per family on --limit fresh tasks (default 512)",
+    )
+    evaluate.add_argument(
+        "--canvas", type=_positive_int, default=None, help="--by-family: canvas side"
+    )
+    evaluate.add_argument(
+        "--min-side", type=int, default=0, help="--by-family: smallest grid side drawn"
+    )
     evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
     evaluate.add_argument("--max-steps", type=_positive_int, default=None, help="per attempt")
     evaluate.add_argument(
@@ -153,14 +211,19 @@ def resolve_train_config(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> tuple[Any, Path | None]:
     """The run's config (preset or resumed config, then flags) and the checkpoint to resume."""
-    from jaxarc.agents.run.checkpoint import CheckpointError, config_from_dict, latest_checkpoint
+    from jaxarc.agents.run.checkpoint import (
+        CheckpointError,
+        config_from_dict,
+        latest_intact_checkpoint,
+    )
 
     cls = _train_config_class()
     try:
         overrides = overrides_from_args(args, specs)
     except ValueError as err:
         parser.error(str(err))
-    resume_from = latest_checkpoint(args.run_dir / "checkpoints") if args.resume else None
+    # a damaged newest checkpoint is skipped with a warning (the run uses the same one)
+    resume_from = latest_intact_checkpoint(args.run_dir / "checkpoints") if args.resume else None
     if resume_from is not None:
         if args.preset is not None:
             parser.error("--preset cannot be combined with --resume (the run's config is used)")
@@ -169,6 +232,13 @@ def resolve_train_config(
         except (CheckpointError, TypeError, ValueError) as err:
             raise CLIError(f"cannot read the config of {resume_from}: {err}") from None
         changed = sorted(set(overrides) - _RESUMABLE_CHANGES)
+        reshaped = [path for path in changed if path[0] in _SHAPE_FIELDS]
+        if reshaped:
+            names = ", ".join("--" + "-".join(path).replace("_", "-") for path in reshaped)
+            raise CLIError(
+                f"--resume cannot change {names}: the checkpoints of {args.run_dir} hold a "
+                "model of the saved shape; start a new run (another --run-dir) instead"
+            )
         if changed:
             names = ", ".join(".".join(path) for path in changed)
             print(f"warning: resuming with changed config fields: {names}", file=sys.stderr)
@@ -178,6 +248,45 @@ def resolve_train_config(
         return apply_overrides(base, overrides), resume_from
     except (TypeError, ValueError) as err:
         parser.error(f"invalid training config: {err}")
+
+
+def resolve_run_settings(
+    args: argparse.Namespace, resume_from: Path | None
+) -> dict[str, int | None]:
+    """``checkpoint_every``, ``keep_checkpoints`` and ``eval_every`` (None: off): the flags
+    given, else the resumed checkpoint's saved settings, else the defaults."""
+    from jaxarc.agents.run.checkpoint import verify_checkpoint
+
+    saved = {}
+    if resume_from is not None:
+        saved = verify_checkpoint(resume_from).get("run_options") or {}
+    settings = {}
+    for name, default in RUN_SETTING_DEFAULTS.items():
+        given = getattr(args, name)
+        if given is not None:
+            settings[name] = None if name == "eval_every" and given == 0 else given
+        else:
+            settings[name] = saved.get(name, default)
+    return settings
+
+
+@contextlib.contextmanager
+def _one_line_warnings():
+    """Checkpoint warnings printed as ``jaxarc: warning: ...`` (one line, no source line)."""
+
+    from jaxarc.agents.run.checkpoint import CheckpointWarning
+
+    default_show = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, CheckpointWarning):
+            print(f"jaxarc: warning: {message}", file=sys.stderr)
+        else:
+            default_show(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 def check_task_source(config: Any) -> None:
@@ -196,11 +305,24 @@ def check_task_source(config: Any) -> None:
 def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
+    with _one_line_warnings():
+        return _run_train(args, specs, parser)
+
+
+def _run_train(
+    args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
+) -> int:
     if not specs:
         raise CLIError("the trainer (jaxarc.agents.grpo.config) is not available in this install")
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
+    from jaxarc.agents.run.checkpoint import CheckpointError, CheckpointWarning
+
+    try:
+        settings = resolve_run_settings(args, resume_from)
+    except CheckpointError as err:
+        raise CLIError(f"cannot read the run settings of {resume_from}: {err}") from None
     check_task_source(config)  # the run would fail at start: say so before, dry run or not
     if not args.resume:  # ... as it would on a run directory that already holds checkpoints
         from jaxarc.agents.run.checkpoint import latest_checkpoint
@@ -224,17 +346,20 @@ def run_train(
     options = RunOptions(
         run_dir=args.run_dir,
         resume=args.resume,
-        checkpoint_every=args.checkpoint_every,
-        keep_checkpoints=args.keep_checkpoints,
         progress=not args.no_progress,
         profile_dir=args.profile,
         tensorboard=not args.no_tensorboard,
-        eval_every=args.eval_every if args.eval_every > 0 else None,
+        **settings,
     )
     try:
-        result = run_training(config, options)
+        with warnings.catch_warnings():  # already reported while resolving the config
+            warnings.simplefilter("ignore", CheckpointWarning)
+            result = run_training(config, options)
     except FileExistsError as err:
         raise CLIError(str(err)) from None
+    except CheckpointError as err:  # a full disk during a save, a model that does not fit
+        print(f"jaxarc: error: {err}", file=sys.stderr)
+        return 1
     except NonFiniteLossError as err:
         print(f"jaxarc: error: {err}", file=sys.stderr)
         return 1
@@ -257,21 +382,44 @@ def run_eval(args: argparse.Namespace) -> int:
         report = evaluate_checkpoint(
             args.checkpoint,
             args.source,
+            baseline=args.baseline,
             attempts=args.attempts,
             max_steps=args.max_steps,
             limit=args.limit,
             batch_size=args.batch_size,
             seed=args.seed,
+            by_family=args.by_family,
+            canvas=args.canvas,
+            min_side=args.min_side,
         )
     except EvaluationError as err:
         raise CLIError(str(err)) from None
-    out = args.out or args.checkpoint / f"eval_{args.source.replace('/', '_')}.json"
+    where = args.checkpoint or Path("runs") / f"baseline_{args.baseline}"
+    out = args.out or where / f"eval_{args.source.replace('/', '_')}.json"
     if primary:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2))
-        print(
-            f"{args.source}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
-            f"(pass@{args.attempts} = {report['solve_rate']:.3f}); "
-            f"test pairs {report['solved_pairs']}/{report['num_pairs']}; results: {out}"
-        )
+        from jaxarc.agents.run.checkpoint import write_text_atomic
+
+        write_text_atomic(out, json.dumps(report, indent=2))  # a full disk keeps the old one
+        print(eval_summary(report, args.attempts) + f"; results: {out}")
     return 0
+
+
+def eval_summary(report: dict[str, Any], attempts: int) -> str:
+    """One line (more for families) saying what an evaluation report measured."""
+    if "families" in report:
+        canvas = "x".join(str(side) for side in report["canvas"])
+        lines = [
+            f"{report['source']} on a {canvas} canvas (grids >= {report['min_side']} a side): "
+            f"greedy success {report['solve_rate']:.3f} on {report['num_tasks']} fresh tasks"
+        ]
+        lines += [
+            f"  {name:16s} {family['solve_rate']:.3f}  ({family['episodes']} tasks)"
+            for name, family in report["families"].items()
+        ]
+        return "\n".join(lines)
+    return (
+        f"{report['source']}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
+        f"(pass@{attempts} = {report['solve_rate']:.3f}); "
+        f"test pairs {report['solved_pairs']}/{report['num_pairs']}"
+    )

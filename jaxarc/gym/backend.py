@@ -12,6 +12,7 @@ import numpy as np
 from jaxarc.data.bank import TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
+from jaxarc.envs.integers import check_integers
 
 RENDER_MODES: tuple[str, ...] = ("rgb_array", "ansi")
 SINGLE_RENDER_MODES: tuple[str, ...] = ("rgb_array", "rgb_array_list", "ansi")
@@ -119,6 +120,9 @@ class JaxBackend:
             ids = options["task_id"]
             task = [self.task_index(i) for i in ids] if _is_list(ids) else self.task_index(ids)
         pair = options.get("pair", -1)
+        if "task_id" not in options:
+            check_integers(task, "options['task_index']")
+        check_integers(pair, "options['pair']")
         if batch is None:
             if _is_list(task) or _is_list(pair):
                 raise ValueError("a single environment takes one task_id/task_index/pair")

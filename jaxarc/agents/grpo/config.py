@@ -4,12 +4,13 @@
 operations, reward weights), the batch shape (``batch_tasks`` B tasks x ``group_size`` G
 rollouts x ``rollout_steps`` T steps), the optimiser, the GRPO objective
 (:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.model.policy.PolicyConfig`).
-``TrainConfig.preset("quick" | "default")`` gives the tuned presets.
+``TrainConfig.preset("quick" | "medium" | "default")`` gives the tuned presets.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Literal
 
 from jaxarc.agents.model.policy import PolicyConfig
@@ -49,9 +50,34 @@ FLOOD_AND_SUBMIT: tuple[int, ...] = (*range(ops.FLOOD_0, ops.FLOOD_0 + 10), ops.
 
 
 def _positive(owner: str, **values: float) -> None:
+    _finite(owner, **values)
     for name, value in values.items():
         if not value > 0:
             raise ValueError(f"{owner}.{name} must be positive, got {value!r}")
+
+
+def _finite(owner: str, **values: float) -> None:
+    """Every value is a finite number (``inf``/``nan`` would silently poison the training)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{owner}.{name} must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ValueError(f"{owner}.{name} must be finite, got {value!r}")
+
+
+def _integers(config: object) -> None:
+    """Every ``int`` field of a config dataclass holds an int (not a bool, float or str)."""
+    for field in dataclasses.fields(config):  # type: ignore[arg-type]
+        value = getattr(config, field.name)
+        if field.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"{type(config).__name__}.{field.name} must be an int, got {value!r}")
+
+
+def _non_negative(owner: str, **values: int) -> None:
+    _finite(owner, **values)
+    for name, value in values.items():
+        if value < 0:
+            raise ValueError(f"{owner}.{name} must be >= 0, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,8 +110,8 @@ class GRPOConfig:
         _positive("GRPOConfig", eps_low=self.eps_low, eps_high=self.eps_high)
         _positive("GRPOConfig", epochs=self.epochs, minibatches=self.minibatches)
         _positive("GRPOConfig", ref_refresh_every=self.ref_refresh_every)
-        if self.beta < 0 or self.entropy_coef < 0:
-            raise ValueError("GRPOConfig.beta and entropy_coef must be >= 0")
+        _non_negative("GRPOConfig", beta=self.beta, entropy_coef=self.entropy_coef)
+        _integers(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,6 +154,14 @@ class TrainConfig:
             max_grad_norm=self.max_grad_norm,
             eval_tasks=self.eval_tasks,
         )
+        _non_negative("TrainConfig", warmup_updates=self.warmup_updates)
+        _finite(
+            "TrainConfig",
+            success_bonus=self.success_bonus,
+            failed_submit_penalty=self.failed_submit_penalty,
+            step_penalty=self.step_penalty,
+            similarity_weight=self.similarity_weight,
+        )
         if self.group_size < 2:
             raise ValueError(
                 f"group_size must be at least 2 (GRPO compares rollouts), got {self.group_size}"
@@ -138,7 +172,11 @@ class TrainConfig:
                 f"grpo.minibatches={self.grpo.minibatches} must divide batch_tasks * group_size "
                 f"= {episodes}"
             )
+        _integers(self)
         if self.allowed_operations is not None:
+            bad = [o for o in self.allowed_operations if isinstance(o, bool) or o != int(o)]
+            if bad:
+                raise ValueError(f"TrainConfig.allowed_operations must be integer ids, got {bad}")
             object.__setattr__(
                 self, "allowed_operations", tuple(int(o) for o in self.allowed_operations)
             )
@@ -173,7 +211,9 @@ class TrainConfig:
 
     @classmethod
     def preset(cls, name: str) -> TrainConfig:
-        """``"quick"`` (gen/easy in minutes on two CPU cores) or ``"default"`` (longer)."""
+        """``"quick"`` (gen/easy in minutes on two CPU cores), ``"medium"`` (gen/medium: the
+        eight colour and geometric families, bbox actions, all 35 operations, the hand-made
+        cell predictor off) or ``"default"`` (longer)."""
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
         return PRESETS[name]
@@ -197,6 +237,32 @@ PRESETS: dict[str, TrainConfig] = {
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
         policy=PolicyConfig(
             channels=24, trunk_layers=2, pair_channels=8, context_size=48, head_hidden=48
+        ),
+    ),
+    # gen/medium: the four flood families of gen/easy and rot180/move/flip/rotate, played with
+    # bbox actions and every operation allowed (no restriction hints which ones matter); the
+    # hand-made cell predictor is off, so whatever the policy infers it learned. (Until the
+    # learned in-context policy lands this is the ConvPolicy with in_context_prediction off.)
+    "medium": TrainConfig(
+        source="gen/medium",
+        selection_format="bbox",
+        allowed_operations=None,
+        batch_tasks=16,
+        group_size=8,
+        rollout_steps=4,  # every family's oracle needs 2-3 actions (SUBMIT included)
+        failed_submit_penalty=0.0,
+        similarity_weight=1.0,
+        num_updates=2000,
+        lr=1e-3,
+        eval_tasks=512,
+        grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
+        policy=PolicyConfig(
+            channels=24,
+            trunk_layers=2,
+            pair_channels=8,
+            context_size=48,
+            head_hidden=48,
+            in_context_prediction=False,
         ),
     ),
     "default": TrainConfig(
