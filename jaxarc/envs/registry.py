@@ -11,7 +11,9 @@ Built-in names:
   test pairs).
 
 Options (all keyword): ``selection_format``, ``max_episode_steps``, ``episode_mode``,
-``allowed_operations``, ``start_from_empty``, ``validate``, ``data_dir``, and the reward
+``allowed_operations``, ``start_from_empty``, ``validate``, ``episode_context``
+(``"every_step"``/``"at_reset"``), ``task_pool`` (generated sources: tasks in the reset
+pool, 0 for none), ``data_dir``, and the reward
 weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
 ``similarity_weight`` (traced: they go into the returned params).
 """
@@ -50,7 +52,13 @@ _DIRECTORY_SETS = {
     "ConceptARC": ((30, 30), "train"),
     "ConceptARC-eval": ((30, 30), "eval"),
 }
-_ENV_OPTIONS = ("max_episode_steps", "episode_mode", "start_from_empty", "validate")
+_ENV_OPTIONS = (
+    "max_episode_steps",
+    "episode_mode",
+    "start_from_empty",
+    "validate",
+    "episode_context",
+)
 _REWARD_OPTIONS = ("success_bonus", "failed_submit_penalty", "step_penalty", "similarity_weight")
 
 
@@ -88,9 +96,12 @@ def build_environment(
     source: AbstractTaskSource, name: str = "ARC", **options: Any
 ) -> tuple[ArcEnvironment, ArcEnvParams]:
     """An environment over ``source`` with :func:`make`'s options."""
-    from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
+    import equinox as eqx
+
+    from jaxarc.envs.environment import ArcEnvironment
 
     options = dict(options)
+    task_pool = options.pop("task_pool", None)
     env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
     reward = RewardParams(**{k: options.pop(k) for k in _REWARD_OPTIONS if k in options})
     action = UnifiedActionConfig(
@@ -98,9 +109,10 @@ def build_environment(
         allowed_operations=options.pop("allowed_operations", None),
     )
     if options:
+        accepted = ("selection_format", "allowed_operations", "task_pool")
         raise TypeError(
             f"unknown option(s) for {name!r}: {sorted(options)}; accepted: "
-            f"{sorted(('selection_format', 'allowed_operations', *_ENV_OPTIONS, *_REWARD_OPTIONS))}"
+            f"{sorted((*accepted, *_ENV_OPTIONS, *_REWARD_OPTIONS))}"
         )
     height, width = source.canvas_shape
     config = JaxArcConfig(
@@ -108,8 +120,8 @@ def build_environment(
         dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
         action=action,
     )
-    env = ArcEnvironment(config, source, name=name)
-    params = ArcEnvParams(reward=reward, max_steps_in_episode=config.environment.max_episode_steps)
+    env = ArcEnvironment(config, source, name=name, task_pool_size=task_pool)
+    params = eqx.tree_at(lambda p: p.reward, env.default_params, reward)
     return env, params
 
 

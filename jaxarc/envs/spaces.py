@@ -5,11 +5,16 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 from gymnax.environments import spaces
-from jaxtyping import Array, Bool, PRNGKeyArray
+from jaxtyping import Array, Bool, Int32, PRNGKeyArray, UInt32
 
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
+
+
+def _digit(word: UInt32[Array, ""], radix: int) -> tuple[Int32[Array, ""], UInt32[Array, ""]]:
+    """The lowest base-``radix`` digit of ``word`` and the rest of the word."""
+    return (word % jnp.uint32(radix)).astype(jnp.int32), word // jnp.uint32(radix)
 
 
 class StructuredActionSpace(spaces.Space):
@@ -33,17 +38,31 @@ class StructuredActionSpace(spaces.Space):
         )
 
     def sample(self, key: PRNGKeyArray) -> AbstractAction:
-        op_key, a_key, b_key = jax.random.split(key, 3)
-        choices = jnp.asarray(self.allowed_operations, dtype=jnp.int32)
-        operation = jax.random.choice(op_key, choices)
+        """A uniformly random valid action from one PRNG call.
+
+        The operation and coordinates are mixed-radix digits of two random 32-bit words
+        (bias below ``35 * 32 * 32 / 2**32``, under 1e-5); a mask takes one word per 32
+        cells. One ``bits`` draw costs far less than a ``choice`` plus two ``randint``
+        (each a split and draws), which matters under ``vmap`` at every step.
+        """
         height, width = self.canvas_shape
+        words_needed = 2 if self.selection_format != "mask" else 1 + -(-height * width // 32)
+        words = jax.random.bits(key, (words_needed,), jnp.uint32)
+        num_ops = len(self.allowed_operations)
+        digit, rest = _digit(words[0], num_ops)
+        choices = jnp.asarray(self.allowed_operations, dtype=jnp.int32)
+        operation = choices[digit] if num_ops > 1 else jnp.full((), choices[0], jnp.int32)
         if self.selection_format == "mask":
-            return MaskAction(operation, jax.random.bernoulli(a_key, 0.5, self.canvas_shape))
-        first = jax.random.randint(a_key, (2,), 0, jnp.array([height, width]), dtype=jnp.int32)
+            cells = jnp.arange(height * width, dtype=jnp.uint32)
+            bits = (words[1 + cells // 32] >> (cells % 32)) & jnp.uint32(1)
+            return MaskAction(operation, bits.astype(jnp.bool_).reshape(height, width))
+        row, rest = _digit(rest, height)
+        col, _ = _digit(rest, width)
         if self.selection_format == "point":
-            return PointAction(operation, first[0], first[1])
-        second = jax.random.randint(b_key, (2,), 0, jnp.array([height, width]), dtype=jnp.int32)
-        return BboxAction(operation, first[0], first[1], second[0], second[1])
+            return PointAction(operation, row, col)
+        row2, rest = _digit(words[1], height)
+        col2, _ = _digit(rest, width)
+        return BboxAction(operation, row, col, row2, col2)
 
     def contains(self, action: AbstractAction) -> Bool[Array, ""]:
         op = jnp.asarray(action.operation, jnp.int32)
