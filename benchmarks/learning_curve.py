@@ -22,7 +22,7 @@ from pathlib import Path
 import jax
 
 from jaxarc.agents import TrainConfig, UniformPolicy, make_evaluator, make_train
-from jaxarc.agents.plotting import plot_learning_curve
+from jaxarc.agents.run.plotting import plot_learning_curve
 
 
 def main() -> None:

@@ -18,10 +18,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxarc.envs import operation_ids as ops
-from jaxarc.envs.flood_fill import flood_regions
-from jaxarc.envs.grid_geometry import CoordinateMap, SelectionBox
-from jaxarc.envs.operations import GridState, apply_operation
+from jaxarc.grid import operation_ids as ops
+from jaxarc.grid.flood_fill import flood_regions
+from jaxarc.grid.geometry import CoordinateMap, SelectionBox
+from jaxarc.grid.operations import GridState, apply_operation
 
 
 def arc_like_grids(rng: np.random.Generator, batch: int, size: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Draw one before/after picture per grid operation into ``docs/images/operations/``.
 
 Run: ``python docs/make_operation_figures.py``. Each picture is computed by the real
-:func:`jaxarc.envs.operations.apply_operation`: the selection is outlined in white on the
+:func:`jaxarc.grid.operations.apply_operation`: the selection is outlined in white on the
 "before" panel, the state's selection field on the "after" panel; COPY, CUT and PASTE also show
 the clipboard, COPY_INPUT the episode's input.
 """
@@ -15,8 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 from PIL import Image, ImageDraw
 
-from jaxarc.envs import operation_ids as ops
-from jaxarc.envs.operations import GridState, apply_operation
+from jaxarc.grid import operation_ids as ops
+from jaxarc.grid.operations import GridState, apply_operation
 from jaxarc.render.palette import ARC_PALETTE, PADDING_RGB
 
 OUT_DIR = Path(__file__).resolve().parent / "images" / "operations"

@@ -15,7 +15,7 @@ import numpy as np
 
 from jaxarc.data import load_bank
 from jaxarc.envs import PointAction, arc_reset, arc_step, build_environment
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 from jaxarc.gym import ArcGymnasiumEnv
 from jaxarc.render import to_text
 

@@ -24,7 +24,7 @@ from jaxarc.envs import (
     batch_reset,
     batch_step,
 )
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 from jaxarc.render import to_ansi
 
 

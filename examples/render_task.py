@@ -25,7 +25,7 @@ from jaxarc.envs import (
     arc_reset,
     arc_step,
 )
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 from jaxarc.render import (
     render_batch,
     render_task_sheet,

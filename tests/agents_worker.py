@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
     import jax
 
     jax.config.update("jax_num_cpu_devices", args.local_devices)
-    from jaxarc.agents.distributed import (
+    from jaxarc.agents.run.distributed import (
         DistributedConfig,
         initialize_distributed,
         is_primary_process,

@@ -1,6 +1,6 @@
 """A plain-NumPy reference of the 35 grid operations, written for clarity (loops, BFS).
 
-It shares no code with ``jaxarc.envs.operations``; the tests compare the two. A state is a dict
+It shares no code with ``jaxarc.grid.operations``; the tests compare the two. A state is a dict
 with ``grid``, ``shape``, ``selection``, ``clipboard`` and ``clipboard_mask`` (NumPy arrays).
 """
 
@@ -10,7 +10,7 @@ from collections import deque
 
 import numpy as np
 
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 
 
 def _bounding_box(selection: np.ndarray) -> tuple[int, int, int, int]:

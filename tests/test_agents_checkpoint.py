@@ -18,7 +18,7 @@ import numpy as np
 import optax
 import pytest
 
-from jaxarc.agents.checkpoint import (
+from jaxarc.agents.run.checkpoint import (
     CheckpointError,
     config_from_dict,
     config_to_dict,
@@ -164,7 +164,7 @@ def test_process_killed_during_save_loses_nothing_saved_before(tmp_path: Path) -
         import numpy as np
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_agents_checkpoint import _Config, _make_state, _train_one
-        from jaxarc.agents.checkpoint import save_checkpoint
+        from jaxarc.agents.run.checkpoint import save_checkpoint
         state, optimizer = _make_state(0)
         save_checkpoint({str(tmp_path)!r}, 1, state, _Config())
         real_save = np.save

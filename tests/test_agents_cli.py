@@ -17,13 +17,13 @@ import pytest
 from PIL import Image
 
 from jaxarc.agents import GRPOConfig, TrainConfig, make_train
-from jaxarc.agents.checkpoint import config_from_dict, list_checkpoints, load_checkpoint
-from jaxarc.agents.distributions import MASKED_LOGIT, PointDistribution
-from jaxarc.agents.evaluate import EvaluationError, evaluate_policy
-from jaxarc.agents.metrics_log import MetricsLog, deterministic_part, read_metrics
-from jaxarc.agents.plotting import moving_average, plot_learning_curve
-from jaxarc.agents.policy import AbstractPolicy, PolicyConfig, make_policy
-from jaxarc.agents.training_loop import NonFiniteLossError, RunOptions, run_training
+from jaxarc.agents.model.distributions import MASKED_LOGIT, PointDistribution
+from jaxarc.agents.model.policy import AbstractPolicy, PolicyConfig, make_policy
+from jaxarc.agents.run.checkpoint import config_from_dict, list_checkpoints, load_checkpoint
+from jaxarc.agents.run.evaluate import EvaluationError, evaluate_policy
+from jaxarc.agents.run.metrics_log import MetricsLog, deterministic_part, read_metrics
+from jaxarc.agents.run.plotting import moving_average, plot_learning_curve
+from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
 from jaxarc.cli.dataclass_flags import (
     add_dataclass_flags,
     apply_overrides,
@@ -33,8 +33,8 @@ from jaxarc.cli.dataclass_flags import (
 from jaxarc.cli.main import main
 from jaxarc.data.stacking import bank_from_tasks
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.types import ArcObservation
+from jaxarc.grid import operation_ids as ops
 
 # ----------------------------------------------------------------- flags from a dataclass
 

@@ -21,12 +21,12 @@ from jaxarc.agents import (
     k3_kl,
     make_policy,
 )
-from jaxarc.agents.distributions import USES_SELECTION
-from jaxarc.agents.loss import clipped_surrogate, masked_mean
-from jaxarc.agents.train import load_task_source
+from jaxarc.agents.grpo.loss import clipped_surrogate, masked_mean
+from jaxarc.agents.grpo.train import load_task_source
+from jaxarc.agents.model.distributions import USES_SELECTION
 from jaxarc.envs import BboxAction, MaskAction, PointAction
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.functional import batch_reset
+from jaxarc.grid import operation_ids as ops
 
 RETURNS = np.array(
     [[1.0, 0.0, 0.0, 1.0], [2.0, 2.0, 2.0, 2.0], [0.0, 1.0, 2.0, 3.0]], dtype=np.float32

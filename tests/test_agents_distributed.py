@@ -19,8 +19,8 @@ import pytest
 from agents_worker import TASKS, tiny_config
 from test_agents_sharding import TIMEOUT_S
 
-from jaxarc.agents.checkpoint import STATE_FILE, latest_checkpoint
-from jaxarc.agents.metrics_log import read_metrics
+from jaxarc.agents.run.checkpoint import STATE_FILE, latest_checkpoint
+from jaxarc.agents.run.metrics_log import read_metrics
 from jaxarc.cli.dataclass_flags import describe_config
 
 # a subprocess per run, each compiling the trainer (~100-160 s on a busy 2-core machine)

@@ -1,4 +1,4 @@
-"""The in-context cell predictor (jaxarc.agents.incontext): parity with a plain NumPy
+"""The in-context cell predictor (jaxarc.agents.model.incontext): parity with a plain NumPy
 reference, region averaging, and what it predicts on generated tasks."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxarc.agents.incontext import (
+from jaxarc.agents.model.incontext import (
     CellPredictionConfig,
     attend_to_demonstrations,
     average_over_regions,

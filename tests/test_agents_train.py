@@ -31,8 +31,8 @@ from jaxarc.agents import (
     make_train,
     surrogate_step,
 )
-from jaxarc.agents.policy import TaskEncoding
-from jaxarc.agents.train import load_task_source
+from jaxarc.agents.grpo.train import load_task_source
+from jaxarc.agents.model.policy import TaskEncoding
 
 SMALL = TrainConfig(
     batch_tasks=2,

@@ -20,7 +20,7 @@ from jaxarc.envs import (
     batch_reset,
     batch_step,
 )
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 
 CANVAS = (6, 6)
 

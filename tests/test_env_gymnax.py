@@ -10,8 +10,8 @@ from gymnax.environments.environment import Environment
 
 import jaxarc
 from jaxarc.envs import ArcEnvParams, JaxArcConfig, RewardParams, batch_reset, batch_step
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.serialization import load_state, save_state
+from jaxarc.grid import operation_ids as ops
 
 
 @pytest.fixture(scope="module", params=["point", "bbox", "mask"])

@@ -21,8 +21,8 @@ from jaxarc.data.generators import (
 )
 from jaxarc.envs import BboxAction, EnvironmentConfig, JaxArcConfig, UnifiedActionConfig
 from jaxarc.envs import UnifiedDatasetConfig as DatasetConfig
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.grid import operation_ids as ops
 
 CANVAS = (8, 8)
 NUM_TASKS = 48

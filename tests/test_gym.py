@@ -10,7 +10,7 @@ import pytest
 from gym_helpers import CANVAS, SMALL_ID, SMALL_NAME, TASKS
 from gymnasium.utils.env_checker import check_env
 
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 from jaxarc.gym import ArcGymnasiumEnv, gymnasium_id, register_gymnasium_envs
 from jaxarc.render import ARC_PALETTE, PADDING_RGB
 

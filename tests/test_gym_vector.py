@@ -10,7 +10,7 @@ from gym_helpers import CANVAS, SMALL_ID, SMALL_NAME
 from gymnasium.vector import AutoresetMode
 
 from jaxarc.envs import PointAction, batch_reset, batch_step
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 from jaxarc.gym import ArcGymnasiumVectorEnv, observation_to_numpy
 
 NUM_ENVS = 4

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy_reference import reference_operation, same_colour_region
 
-from jaxarc.envs import operation_ids as ops
-from jaxarc.envs.flood_fill import flood_regions
-from jaxarc.envs.operations import GridState, apply_operation
+from jaxarc.grid import operation_ids as ops
+from jaxarc.grid.flood_fill import flood_regions
+from jaxarc.grid.operations import GridState, apply_operation
 
 CANVASES = [(5, 5), (7, 9), (30, 30)]
 FIELDS = ("grid", "shape", "selection", "clipboard", "clipboard_mask")

@@ -17,13 +17,13 @@ from env_helpers import make_bank, make_task, recolour_task
 from numpy_reference import same_colour_region
 
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
-from jaxarc.envs.bit_rows import pack_columns, unpack_columns, unpack_columns_flat
 from jaxarc.envs.episode import similarity_and_match
-from jaxarc.envs.flood_fill import CHUNK, flood_point_region
 from jaxarc.envs.functional import batch_reset, batch_step
-from jaxarc.envs.operations import GridState, apply_operation
-from jaxarc.envs.point_operations import apply_point_operation
 from jaxarc.envs.structured_actions import BboxAction, PointAction
+from jaxarc.grid.bit_rows import pack_columns, unpack_columns, unpack_columns_flat
+from jaxarc.grid.flood_fill import CHUNK, flood_point_region
+from jaxarc.grid.operations import GridState, apply_operation
+from jaxarc.grid.point_operations import apply_point_operation
 
 FIELDS = ("grid", "shape", "selection", "clipboard", "clipboard_mask")
 BATCH = 48

@@ -17,8 +17,8 @@ from jaxarc.envs import (
     arc_reset,
     arc_step,
 )
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
+from jaxarc.grid import operation_ids as ops
 from jaxarc.render import (
     ARC_PALETTE,
     SELECTION_RGB,

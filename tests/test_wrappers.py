@@ -12,7 +12,7 @@ from gym_helpers import CANVAS, small_bank
 from gymnax.wrappers import LogWrapper
 
 from jaxarc.envs import PointAction, arc_reset, build_environment
-from jaxarc.envs import operation_ids as ops
+from jaxarc.grid import operation_ids as ops
 from jaxarc.wrappers import (
     DEFAULT_FIELDS,
     AutoResetWrapper,

@@ -1,28 +1,30 @@
-"""GRPO agents: policy, structured action distributions, group rollouts and the trainer."""
+"""GRPO agents, in three layers: ``model`` (the policy and its action distributions),
+``grpo`` (rollouts, advantages, loss, train step, ``make_train``) and ``run`` (the training
+program: loop, checkpoints, evaluation, distributed set-up)."""
 
-from jaxarc.agents.advantages import compute_advantages, compute_process_advantages
-from jaxarc.agents.config import PRESETS, GRPOConfig, TrainConfig
-from jaxarc.agents.distributions import (
+from jaxarc.agents.grpo.advantages import compute_advantages, compute_process_advantages
+from jaxarc.agents.grpo.config import PRESETS, GRPOConfig, TrainConfig
+from jaxarc.agents.grpo.loss import TrainingBatchJAX, grpo_loss, k3_kl
+from jaxarc.agents.grpo.rollout import Trajectories, evaluate_success, group_rollout
+from jaxarc.agents.grpo.train import TrainState, make_evaluator, make_train
+from jaxarc.agents.grpo.train_step import (
+    create_adaptive_train_step,
+    create_jax_surrogate_train_step,
+    make_optimizer,
+    surrogate_step,
+)
+from jaxarc.agents.model.distributions import (
     ActionDistribution,
     BboxDistribution,
     MaskDistribution,
     PointDistribution,
 )
-from jaxarc.agents.loss import TrainingBatchJAX, grpo_loss, k3_kl
-from jaxarc.agents.policy import (
+from jaxarc.agents.model.policy import (
     AbstractPolicy,
     ConvPolicy,
     PolicyConfig,
     UniformPolicy,
     make_policy,
-)
-from jaxarc.agents.rollout import Trajectories, evaluate_success, group_rollout
-from jaxarc.agents.train import TrainState, make_evaluator, make_train
-from jaxarc.agents.train_step import (
-    create_adaptive_train_step,
-    create_jax_surrogate_train_step,
-    make_optimizer,
-    surrogate_step,
 )
 
 __all__ = [

@@ -21,8 +21,8 @@ import jax.numpy as jnp
 
 from jaxarc.data import TaskBank, load_bank
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, batch_reset, batch_step
-from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 MASK_POOL = 64
 

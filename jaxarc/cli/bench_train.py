@@ -84,7 +84,7 @@ def _make_collect(config: Any) -> Callable[[Any, Any], Any]:
     environment) and advantages, for the step benchmark and the rollout timing."""
     import equinox as eqx
 
-    from jaxarc.agents.train import collect_batch, load_task_source
+    from jaxarc.agents.grpo.train import collect_batch, load_task_source
 
     source = load_task_source(config)
 
@@ -102,10 +102,10 @@ def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
     import equinox as eqx
     import jax
 
-    from jaxarc.agents.rollout import repeat_groups
-    from jaxarc.agents.train import load_task_source
+    from jaxarc.agents.grpo.rollout import repeat_groups
+    from jaxarc.agents.grpo.train import load_task_source
     from jaxarc.envs.functional import batch_reset, batch_step
-    from jaxarc.envs.spaces import StructuredActionSpace
+    from jaxarc.gymnax.spaces import StructuredActionSpace
 
     source = load_task_source(config)
     env_config = config.env_config()
@@ -151,8 +151,8 @@ def run_train_benchmark(
         make_train,
         surrogate_step,
     )
-    from jaxarc.agents.distributed import make_data_mesh
-    from jaxarc.agents.train import load_task_source
+    from jaxarc.agents.grpo.train import load_task_source
+    from jaxarc.agents.run.distributed import make_data_mesh
 
     episodes = config.batch_tasks * config.group_size
     steps_per_update = episodes * config.rollout_steps

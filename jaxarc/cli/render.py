@@ -116,7 +116,7 @@ def _task_grids(task, show_test_outputs: bool):
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from jaxarc.envs.operation_ids import OPERATION_NAMES
+    from jaxarc.grid.operation_ids import OPERATION_NAMES
     from jaxarc.render import save_episode_gif, to_text
 
     path = Path(args.episode)

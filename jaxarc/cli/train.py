@@ -27,7 +27,7 @@ _RESUMABLE_CHANGES = frozenset({("num_updates",)})
 
 
 def _train_config_class() -> type:
-    from jaxarc.agents.config import TrainConfig
+    from jaxarc.agents.grpo.config import TrainConfig
 
     return TrainConfig
 
@@ -126,7 +126,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _distributed_config(args: argparse.Namespace) -> Any:
-    from jaxarc.agents.distributed import DistributedConfig
+    from jaxarc.agents.run.distributed import DistributedConfig
 
     try:
         return DistributedConfig(args.coordinator_address, args.num_processes, args.process_id)
@@ -136,7 +136,7 @@ def _distributed_config(args: argparse.Namespace) -> Any:
 
 def _prepare_runtime(args: argparse.Namespace) -> bool:
     """Join the distributed run and switch on the compile cache; returns "am I primary"."""
-    from jaxarc.agents.distributed import initialize_distributed, is_primary_process
+    from jaxarc.agents.run.distributed import initialize_distributed, is_primary_process
 
     initialize_distributed(_distributed_config(args))
     if not args.no_compile_cache:
@@ -148,7 +148,7 @@ def resolve_train_config(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> tuple[Any, Path | None]:
     """The run's config (preset or resumed config, then flags) and the checkpoint to resume."""
-    from jaxarc.agents.checkpoint import CheckpointError, config_from_dict, latest_checkpoint
+    from jaxarc.agents.run.checkpoint import CheckpointError, config_from_dict, latest_checkpoint
 
     cls = _train_config_class()
     try:
@@ -179,7 +179,7 @@ def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
     if not specs:
-        raise CLIError("the trainer (jaxarc.agents.config) is not available in this install")
+        raise CLIError("the trainer (jaxarc.agents.grpo.config) is not available in this install")
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
@@ -187,7 +187,7 @@ def run_train(
         print(describe_config(config))
         return 0
     primary = _prepare_runtime(args)
-    from jaxarc.agents.training_loop import NonFiniteLossError, RunOptions, run_training
+    from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
 
     if primary:
         print(describe_config(config), flush=True)
@@ -223,7 +223,7 @@ def run_train(
 
 def run_eval(args: argparse.Namespace) -> int:
     primary = _prepare_runtime(args)
-    from jaxarc.agents.evaluate import EvaluationError, evaluate_checkpoint
+    from jaxarc.agents.run.evaluate import EvaluationError, evaluate_checkpoint
 
     try:
         report = evaluate_checkpoint(

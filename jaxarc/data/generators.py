@@ -32,6 +32,7 @@ from jaxarc.data.generator_families import (
     task_params_from_uniforms,
 )
 from jaxarc.data.source import AbstractTaskSource
+from jaxarc.grid import operation_ids as ops
 
 GENERATOR_PREFIX = "gen/"
 RETRIES = 2  # candidates drawn per pair; the first valid one is kept
@@ -183,8 +184,6 @@ def oracle_actions(family: str, input_grid: np.ndarray, output_grid: np.ndarray)
 
     Grids are cropped (no ``-1`` padding). ``family`` names the rule that made the pair.
     """
-    from jaxarc.envs import operation_ids as ops  # deferred: jaxarc.envs imports jaxarc.data
-
     inp, out = np.asarray(input_grid), np.asarray(output_grid)
     h, w = inp.shape
     whole = (0, 0, h - 1, w - 1)

@@ -1,6 +1,13 @@
-"""ARC environments: configuration, the functional core, actions and the gymnax class."""
+"""The environment API: configuration, the pure-functional core, actions, state and
+observation types, validation and state serialisation.
 
-from jaxarc.envs import operation_ids
+It stands on the grid kernel (:mod:`jaxarc.grid`) and the task data (:mod:`jaxarc.data`);
+the faces (:mod:`jaxarc.gymnax`, :mod:`jaxarc.gym`, :mod:`jaxarc.wrappers`) stand on it.
+The gymnax-face names that this package exported before the re-layering (``make``,
+``ArcEnvironment``, ...) are still reachable here, imported from :mod:`jaxarc.gymnax` on
+first use.
+"""
+
 from jaxarc.envs.config import (
     EnvironmentConfig,
     JaxArcConfig,
@@ -10,17 +17,26 @@ from jaxarc.envs.config import (
 )
 from jaxarc.envs.errors import JAXErrorHandler
 from jaxarc.envs.functional import arc_reset, arc_step, batch_reset, batch_step
-from jaxarc.envs.registry import build_environment, make, register, registered_names
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import ArcObservation, ArcState
+from jaxarc.grid import operation_ids
+
+_GYMNAX_FACE = (
+    "ArcEnvParams",
+    "ArcEnvironment",
+    "build_environment",
+    "make",
+    "register",
+    "registered_names",
+)
 
 
 def __getattr__(name: str):
-    # The gymnax class is imported on first use: importing gymnax takes seconds.
-    if name in ("ArcEnvironment", "ArcEnvParams"):
-        from jaxarc.envs import environment
+    # Compatibility re-exports of the gymnax face (a layer above this one).
+    if name in _GYMNAX_FACE:
+        import jaxarc.gymnax
 
-        return getattr(environment, name)
+        return getattr(jaxarc.gymnax, name)
     raise AttributeError(f"module 'jaxarc.envs' has no attribute {name!r}")
 
 

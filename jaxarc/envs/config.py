@@ -15,7 +15,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxarc.envs.operation_ids import NUM_OPERATIONS
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 SelectionFormat = Literal["point", "bbox", "mask"]
 EpisodeMode = Literal["train", "eval"]

@@ -14,8 +14,8 @@ from jax import lax
 from jaxtyping import Array, Bool, Float32, Int8, Int32
 
 from jaxarc.data.bank import Task
-from jaxarc.envs.bit_rows import WORD_BITS, pack_equal_columns_of
-from jaxarc.envs.fusion_barrier import materialize
+from jaxarc.grid.bit_rows import WORD_BITS, pack_equal_columns_of
+from jaxarc.grid.fusion_barrier import materialize
 
 
 class EpisodePair(eqx.Module):

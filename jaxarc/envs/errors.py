@@ -12,9 +12,9 @@ import jax.numpy as jnp
 
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import area_mask
-from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcState
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 
 class JAXErrorHandler:

@@ -8,10 +8,10 @@ Static/traced split:
 * traced: keys, indices, actions, reward weights and every leaf of the state.
 
 The step is branch-free: all operations are evaluated through
-:func:`~jaxarc.envs.operations.apply_operation`, whose operation families are parameterised
+:func:`~jaxarc.grid.operations.apply_operation`, whose operation families are parameterised
 by per-environment scalars rather than selected by ``lax.switch``. Point actions (the static
 ``config.action.selection_format == "point"``) take the specialised and much cheaper
-:func:`~jaxarc.envs.point_operations.apply_point_operation`, which gives the same states.
+:func:`~jaxarc.grid.point_operations.apply_point_operation`, which gives the same states.
 """
 
 from __future__ import annotations
@@ -34,9 +34,6 @@ from jaxarc.envs.episode import (
     similarity_and_match,
 )
 from jaxarc.envs.errors import JAXErrorHandler
-from jaxarc.envs.operation_ids import NUM_OPERATIONS, SUBMIT
-from jaxarc.envs.operations import GridState, apply_operation
-from jaxarc.envs.point_operations import apply_point_operation
 from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.types import (
     CONTEXT_FIELDS,
@@ -46,6 +43,9 @@ from jaxarc.envs.types import (
     SourceRef,
     StepInfo,
 )
+from jaxarc.grid.operation_ids import NUM_OPERATIONS, SUBMIT
+from jaxarc.grid.operations import GridState, apply_operation
+from jaxarc.grid.point_operations import apply_point_operation
 
 _SINGLE_TASK_BANKS: dict[int, tuple[Task, TaskBank]] = {}
 
@@ -111,7 +111,8 @@ def _check_indices(
             )
 
 
-def _check_canvas(config: JaxArcConfig, source: AbstractTaskSource) -> None:
+def check_canvas(config: JaxArcConfig, source: AbstractTaskSource) -> None:
+    """Raise ``ValueError`` unless the source's canvas is the config's canvas shape."""
     if tuple(source.canvas_shape) != config.dataset.canvas_shape:
         raise ValueError(
             f"the task source's canvas is {tuple(source.canvas_shape)} but the config asks for "
@@ -193,7 +194,7 @@ def _uniform_below(word: UInt32[Array, ""], count: Int32[Array, ""]) -> Int32[Ar
     return (word % jnp.maximum(count, 1).astype(jnp.uint32)).astype(jnp.int32)
 
 
-def _reset_one(
+def reset_one(
     key: PRNGKeyArray,
     config: JaxArcConfig,
     source_ref: SourceRef,
@@ -202,6 +203,10 @@ def _reset_one(
     reward_params: RewardParams,
     source: AbstractTaskSource | None = None,
 ) -> tuple[ArcState, ArcObservation]:
+    """One environment's reset, not compiled (the building block of every face).
+
+    Indices ``-1`` sample; ``source`` overrides ``source_ref.source`` (see below).
+    """
     # ``source`` is the same object as ``source_ref.source`` passed as an argument, so that
     # its arrays enter a jitted caller as inputs rather than as embedded constants.
     state, task, pair = reset_state(
@@ -291,7 +296,8 @@ def reset_state(
     return state, task, pair
 
 
-_reset = eqx.filter_jit(_reset_one)  # (..., source): the bank as a traced input
+# Compiled single-environment forms; pass ``source`` to make the bank a traced input.
+reset_one_jit = eqx.filter_jit(reset_one)
 
 
 def arc_reset(
@@ -314,10 +320,10 @@ def arc_reset(
         reward_params: reward weights (traced); ``None`` uses :class:`RewardParams` defaults.
     """
     source = as_task_source(task_data)
-    _check_canvas(config, source)
+    check_canvas(config, source)
     _check_indices(config, source, task_index, pair_index)
     params = RewardParams() if reward_params is None else reward_params
-    return _reset(key, config, SourceRef(source), task_index, pair_index, params, source)
+    return reset_one_jit(key, config, SourceRef(source), task_index, pair_index, params, source)
 
 
 def _step_reward(
@@ -334,7 +340,7 @@ def _step_reward(
     return reward.astype(jnp.float32)
 
 
-def _step_one(
+def step_one(
     state: ArcState,
     action: AbstractAction,
     config: JaxArcConfig,
@@ -447,7 +453,7 @@ def _step_one(
     )
 
 
-_step = eqx.filter_jit(_step_one)
+step_one_jit = eqx.filter_jit(step_one)  # the compiled single-environment step
 
 
 def arc_step(
@@ -461,7 +467,7 @@ def arc_step(
     is a no-op that still counts as a step (an error when ``config.environment.validate``).
     Compiled with ``equinox.filter_jit``; the task source enters as a traced input.
     """
-    return _step(state, action, config, state.source)
+    return step_one_jit(state, action, config, state.source)
 
 
 def batch_reset(
@@ -478,7 +484,7 @@ def batch_reset(
     environment).
     """
     source = as_task_source(task_data)
-    _check_canvas(config, source)
+    check_canvas(config, source)
     _check_indices(config, source, task_indices, pair_indices)
     params = RewardParams() if reward_params is None else reward_params
     return _batch_reset(keys, config, SourceRef(source), task_indices, pair_indices, params, source)
@@ -494,8 +500,8 @@ def _batch_reset(keys, config, source_ref, task_indices, pair_indices, params, s
         return jnp.broadcast_to(jnp.asarray(indices, jnp.int32), (batch,))
 
     params = jax.tree.map(lambda x: jnp.broadcast_to(x, (batch,)), params)
-    reset_one = lambda k, t, p, r: _reset_one(k, config, source_ref, t, p, r, source)
-    return jax.vmap(reset_one)(keys, per_env(task_indices), per_env(pair_indices), params)
+    reset = lambda k, t, p, r: reset_one(k, config, source_ref, t, p, r, source)
+    return jax.vmap(reset)(keys, per_env(task_indices), per_env(pair_indices), params)
 
 
 def batch_step(
@@ -507,4 +513,4 @@ def batch_step(
 
 @eqx.filter_jit
 def _batch_step(states, actions, config, source):
-    return jax.vmap(lambda s, a: _step_one(s, a, config, source))(states, actions)
+    return jax.vmap(lambda s, a: step_one(s, a, config, source))(states, actions)

@@ -20,7 +20,7 @@ import numpy as np
 from jaxarc.data.bank import TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
-from jaxarc.envs.functional import _check_canvas, _reset_one, as_task_source
+from jaxarc.envs.functional import as_task_source, check_canvas, reset_one
 from jaxarc.envs.types import ArcState, SourceRef
 
 FORMAT_VERSION = 1
@@ -76,7 +76,7 @@ def load_state(
     """Read a state saved by :func:`save_state` and re-attach ``task_data`` as its source."""
     path = Path(path)
     source = as_task_source(task_data)
-    _check_canvas(config, source)
+    check_canvas(config, source)
     with np.load(path, allow_pickle=False) as data:
         if _HEADER not in data:
             raise ValueError(f"{path}: not a jaxarc state file (no header)")
@@ -121,7 +121,7 @@ def _template(
 
     def reset(key):
         minus_one = jnp.int32(-1)
-        return _reset_one(key, config, ref, minus_one, minus_one, RewardParams())[0]
+        return reset_one(key, config, ref, minus_one, minus_one, RewardParams())[0]
 
     for _ in batch_shape:
         reset = jax.vmap(reset)

@@ -54,7 +54,7 @@ class JaxBackend:
     @classmethod
     def from_name(cls, env_name: str, **options: Any) -> JaxBackend:
         """``jaxarc.make(env_name, **options)`` taken apart."""
-        from jaxarc.envs.registry import make
+        from jaxarc.gymnax.registry import make
 
         env, params = make(env_name, **options)
         return cls.from_env(env, params)

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import jax
 import numpy as np
 
 from jaxarc.envs.functional import arc_reset, arc_step
-from jaxarc.envs.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
+from jaxarc.grid.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
 from jaxarc.gym.backend import (
     RENDER_MODES,
     JaxBackend,
     check_render_mode,
     episode_length_option,
 )
+
+if TYPE_CHECKING:  # importing gymnax is slow; the class is imported when an env is built
+    from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
+
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
     action_space,
@@ -30,7 +34,8 @@ class ArcGymnasiumEnv(gymnasium.Env):
     Args:
         env_name: a name for :func:`jaxarc.make` (ignored when ``jax_env`` is given).
         render_mode: ``"rgb_array"``, ``"ansi"`` or ``None`` (``"human"`` is not supported).
-        jax_env / jax_params: an existing gymnax ``ArcEnvironment`` and params instead.
+        jax_env: an existing gymnax ``ArcEnvironment`` to wrap instead of making one.
+        jax_params: its ``ArcEnvParams`` (with ``jax_env``).
         cell_size: pixels per cell of ``rgb_array`` frames.
         episode_steps: the environment's own episode length (``max_episode_steps`` of
             :func:`jaxarc.make`). Use this name through ``gymnasium.make``, which keeps
@@ -51,8 +56,8 @@ class ArcGymnasiumEnv(gymnasium.Env):
         env_name: str = "ARC-AGI-1",
         render_mode: str | None = None,
         *,
-        jax_env=None,
-        jax_params=None,
+        jax_env: ArcEnvironment | None = None,
+        jax_params: ArcEnvParams | None = None,
         cell_size: int = 16,
         episode_steps: int | None = None,
         **options: Any,

@@ -26,7 +26,7 @@ def gymnasium_id(name: str) -> str:
 
 def jaxarc_names() -> tuple[str, ...]:
     """Every registered jaxarc name (bundled sets, directory sets, generated families)."""
-    from jaxarc.envs.registry import registered_names
+    from jaxarc.gymnax.registry import registered_names
 
     return registered_names()
 

@@ -16,9 +16,9 @@ import numpy as np
 from gymnasium import spaces
 
 from jaxarc.envs.config import JaxArcConfig
-from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import OBSERVATION_FIELDS
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 # ArcObservation fields that are boolean masks (delivered as int8 0/1)
 MASK_FIELDS: tuple[str, ...] = ("demo_mask", "clipboard_mask", "allowed_operations")

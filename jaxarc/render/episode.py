@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from jaxarc.envs.operation_ids import OPERATION_NAMES
+from jaxarc.grid.operation_ids import OPERATION_NAMES
 from jaxarc.render.image_io import save_gif
 from jaxarc.render.raster import BACKGROUND_RGB, draw_selection, render_rgb
 from jaxarc.render.text import label_strip, stack

@@ -10,8 +10,8 @@ import jax.numpy as jnp
 from jaxtyping import PRNGKeyArray
 
 from jaxarc.envs.config import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
-from jaxarc.envs.operation_ids import NUM_OPERATIONS, operation_id
-from jaxarc.envs.spaces import StructuredActionSpace
+from jaxarc.grid.operation_ids import NUM_OPERATIONS, operation_id
+from jaxarc.gymnax.spaces import StructuredActionSpace
 from jaxarc.wrappers.base import AbstractEnvWrapper
 
 

@@ -1,7 +1,7 @@
 """Flood fill of 4-connected same-colour regions on bit-packed lines.
 
 Each column of the canvas is one ``uint32`` word, bit ``r`` = row ``r`` (see
-:mod:`jaxarc.envs.bit_rows`); a column is a *line*. Two link masks describe the graph:
+:mod:`jaxarc.grid.bit_rows`); a column is a *line*. Two link masks describe the graph:
 ``along[c]`` bit ``r`` is set when cell ``(r, c)`` has the colour of ``(r + 1, c)`` (the next
 cell of its line), ``across[c]`` bit ``r`` when it has the colour of ``(r, c + 1)`` (the same
 cell of the next line). A region grows from its seeds in rounds; one round
@@ -26,14 +26,14 @@ import jax.numpy as jnp
 from jax import lax
 from jaxtyping import Array, Bool, Int8, Int32, UInt32
 
-from jaxarc.envs.bit_rows import (
+from jaxarc.grid.bit_rows import (
     WORD_BITS,
     check_width,
     pack_columns,
     pack_equal_columns,
     unpack_columns,
 )
-from jaxarc.envs.fusion_barrier import materialize, materialize_array
+from jaxarc.grid.fusion_barrier import materialize, materialize_array
 
 UNROLL = 1  # lines per scan iteration
 CHUNK = 512  # environments filled together (see _fill_seeded_lanes)

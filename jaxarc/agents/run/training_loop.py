@@ -4,7 +4,7 @@
 and keeps everything in ``run_dir``::
 
     run_dir/config.json        # the config of the run (also inside every checkpoint)
-    run_dir/metrics.jsonl      # one record per update (see jaxarc.agents.metrics_log)
+    run_dir/metrics.jsonl      # one record per update (see jaxarc.agents.run.metrics_log)
     run_dir/checkpoints/       # update_XXXXXXXX/ directories, written atomically
     run_dir/learning_curve.png # drawn at the end
     run_dir/tensorboard/       # only when a TensorBoard writer is importable
@@ -26,15 +26,15 @@ from typing import Any
 
 import jax
 
-from jaxarc.agents.checkpoint import (
+from jaxarc.agents.run.checkpoint import (
     config_to_dict,
     latest_checkpoint,
     load_checkpoint,
     save_checkpoint,
 )
-from jaxarc.agents.distributed import is_primary_process, make_data_mesh
-from jaxarc.agents.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
-from jaxarc.agents.plotting import plot_learning_curve
+from jaxarc.agents.run.distributed import is_primary_process, make_data_mesh
+from jaxarc.agents.run.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
+from jaxarc.agents.run.plotting import plot_learning_curve
 
 # progress-bar label -> metric names the trainer may use for it (first present wins)
 PROGRESS_METRICS: dict[str, tuple[str, ...]] = {
@@ -110,8 +110,8 @@ def env_steps_per_update(config: Any) -> int:
 def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], float]:
     """``policy -> success rate`` on the same ``config.eval_tasks`` fresh episodes each time
     (greedy actions, eval mode), drawn from a key the training never uses."""
-    from jaxarc.agents import make_evaluator
-    from jaxarc.agents.distributed import replicated
+    from jaxarc.agents.grpo.train import make_evaluator
+    from jaxarc.agents.run.distributed import replicated
 
     evaluate = make_evaluator(config, greedy=True)
     key = jax.device_put(jax.random.key(config.seed + EVAL_SEED_OFFSET), replicated(mesh))
@@ -162,7 +162,7 @@ def run_training(
     if ``run_dir`` already holds checkpoints and ``resume`` is off.
     """
     if make_train is None:
-        from jaxarc.agents import make_train as default_make_train
+        from jaxarc.agents.grpo.train import make_train as default_make_train
 
         make_train = default_make_train
     primary = is_primary_process()
@@ -250,7 +250,7 @@ def run_training(
             log.close()
     records = []
     if primary:
-        from jaxarc.agents.metrics_log import read_metrics
+        from jaxarc.agents.run.metrics_log import read_metrics
 
         records = read_metrics(options.metrics_path)
         if records:

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, PRNGKeyArray
 
-from jaxarc.agents.policy import AbstractPolicy
+from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.functional import batch_reset, batch_step

@@ -11,8 +11,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Float32, Int8, Int32
 
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.episode import area_mask
+from jaxarc.grid import operation_ids as ops
 
 NUM_COLOURS = ops.NUM_COLORS
 NUM_ROLES = 4

@@ -8,8 +8,8 @@ from gymnax.environments import spaces
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray, UInt32
 
 from jaxarc.envs.config import JaxArcConfig
-from jaxarc.envs.operation_ids import NUM_OPERATIONS
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 
 def _digit(word: UInt32[Array, ""], radix: int) -> tuple[Int32[Array, ""], UInt32[Array, ""]]:

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int8, Int32
 
-from jaxarc.agents.features import NUM_COLOURS
+from jaxarc.agents.model.features import NUM_COLOURS
 
 NEIGHBOURHOOD = 9  # 3x3
 CODES = 12  # -2 (beyond the canvas), -1 (padding), colours 0..9

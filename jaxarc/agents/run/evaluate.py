@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray
 
-from jaxarc.agents.checkpoint import (
+from jaxarc.agents.run.checkpoint import (
     META_FILE,
     CheckpointError,
     config_from_dict,
@@ -87,7 +87,7 @@ def _play_batch(
 def adapt_policy_to_canvas(policy: Any, canvas: tuple[int, int]) -> Any:
     """``policy`` set to read a ``canvas``-sized grid if it records its canvas in a static
     ``canvas`` field and is otherwise canvas-agnostic (convolutions and pooling only, like
-    :class:`~jaxarc.agents.policy.ConvPolicy`); other policies are returned unchanged and
+    :class:`~jaxarc.agents.model.policy.ConvPolicy`); other policies are returned unchanged and
     :func:`check_policy_reads` then tells whether they can read the new canvas."""
     if tuple(getattr(policy, "canvas", canvas)) == tuple(canvas):
         return policy
@@ -203,8 +203,8 @@ def evaluate_checkpoint(
 ) -> dict[str, Any]:
     """Load the policy of ``checkpoint`` (a checkpoint or run directory) and evaluate it on
     ``source`` (e.g. ``"arc-agi-1/evaluation"``); see :func:`evaluate_policy`."""
-    from jaxarc.agents import make_train
-    from jaxarc.agents.config import TrainConfig
+    from jaxarc.agents.grpo.config import TrainConfig
+    from jaxarc.agents.grpo.train import make_train
     from jaxarc.data import load_bank
 
     path = resolve_checkpoint_dir(checkpoint)

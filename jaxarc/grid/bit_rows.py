@@ -2,7 +2,7 @@
 
 Canvases are at most 32 rows and 32 columns (ARC's are 30x30). Packed lines turn the flood
 fill's propagation along a line into a handful of word operations (see
-:mod:`jaxarc.envs.flood_fill`).
+:mod:`jaxarc.grid.flood_fill`).
 
 Columns rather than rows: packing a column combines cells of different rows, which lie a row
 apart in memory, so every step of the packing is elementwise across the contiguous columns of

@@ -22,12 +22,12 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jaxtyping import Array, Float32, Int32, PRNGKeyArray, PyTree
 
-from jaxarc.agents.advantages import compute_advantages, compute_process_advantages
-from jaxarc.agents.config import TrainConfig
-from jaxarc.agents.loss import TrainingBatchJAX, policy_log_probs_and_entropy
-from jaxarc.agents.policy import AbstractPolicy, make_policy
-from jaxarc.agents.rollout import Trajectories, evaluate_success, group_rollout
-from jaxarc.agents.train_step import make_optimizer, surrogate_step
+from jaxarc.agents.grpo.advantages import compute_advantages, compute_process_advantages
+from jaxarc.agents.grpo.config import TrainConfig
+from jaxarc.agents.grpo.loss import TrainingBatchJAX, policy_log_probs_and_entropy
+from jaxarc.agents.grpo.rollout import Trajectories, evaluate_success, group_rollout
+from jaxarc.agents.grpo.train_step import make_optimizer, surrogate_step
+from jaxarc.agents.model.policy import AbstractPolicy, make_policy
 from jaxarc.data.source import AbstractTaskSource
 
 Metrics = dict[str, Float32[Array, ""]]

@@ -2,7 +2,7 @@
 
 Architecture (small enough to train on two CPU cores):
 
-* an in-context cell predictor (:mod:`jaxarc.agents.incontext`): attention from every input
+* an in-context cell predictor (:mod:`jaxarc.agents.model.incontext`): attention from every input
   cell to the demonstration cells with similar 3x3 neighbourhoods gives what each cell
   becomes; a cell is *wrong* while the working grid disagrees with that prediction;
 * task context from the in-context demonstration pairs (masked mean over pairs): a colour
@@ -33,14 +33,14 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int8, PRNGKeyArray
 
-from jaxarc.agents.distributions import (
+from jaxarc.agents.model.distributions import (
     MASKED_LOGIT,
     ActionDistribution,
     BboxDistribution,
     MaskDistribution,
     PointDistribution,
 )
-from jaxarc.agents.features import (
+from jaxarc.agents.model.features import (
     NUM_COLOURS,
     NUM_ROLES,
     NUM_SYMMETRIES,
@@ -51,12 +51,12 @@ from jaxarc.agents.features import (
     pair_statistics,
     symmetric_views,
 )
-from jaxarc.agents.incontext import CellPredictionConfig, predict_cells
-from jaxarc.agents.layers import ConvHWC
-from jaxarc.envs import operation_ids as ops
+from jaxarc.agents.model.incontext import CellPredictionConfig, predict_cells
+from jaxarc.agents.model.layers import ConvHWC
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import area_mask
 from jaxarc.envs.types import ArcObservation
+from jaxarc.grid import operation_ids as ops
 
 STEP_FEATURES = 16
 CELL_FEATURES = 11 + 11 + 2 + 7 + 2 * NUM_ROLES + NUM_SYMMETRIES + NUM_COLOURS + 1
@@ -79,7 +79,7 @@ class PolicyConfig:
     pair_channels: int = 16  # width of the demonstration-pair encoder
     context_size: int = 64  # task/state context vector
     head_hidden: int = 64  # hidden units of the operation heads
-    in_context_prediction: bool = True  # the cell predictor of jaxarc.agents.incontext
+    in_context_prediction: bool = True  # the cell predictor of jaxarc.agents.model.incontext
     prediction: CellPredictionConfig = dataclasses.field(default_factory=CellPredictionConfig)
 
     def __post_init__(self) -> None:

@@ -18,9 +18,9 @@ import jax.numpy as jnp
 import optax
 from jaxtyping import Array, Float32, PyTree
 
-from jaxarc.agents.config import GRPOConfig, TrainConfig
-from jaxarc.agents.loss import TrainingBatchJAX, grpo_loss
-from jaxarc.agents.policy import AbstractPolicy
+from jaxarc.agents.grpo.config import GRPOConfig, TrainConfig
+from jaxarc.agents.grpo.loss import TrainingBatchJAX, grpo_loss
+from jaxarc.agents.model.policy import AbstractPolicy
 
 Metrics = dict[str, Float32[Array, ""]]
 TrainStepFn = Callable[

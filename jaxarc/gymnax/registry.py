@@ -33,7 +33,7 @@ from jaxarc.envs.config import (
 )
 
 if TYPE_CHECKING:  # importing gymnax is slow: the class is imported when an env is built
-    from jaxarc.envs.environment import ArcEnvironment, ArcEnvParams
+    from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
 
 EnvFactory = Callable[..., "tuple[ArcEnvironment, ArcEnvParams]"]
 _REGISTRY: dict[str, EnvFactory] = {}
@@ -98,7 +98,7 @@ def build_environment(
     """An environment over ``source`` with :func:`make`'s options."""
     import equinox as eqx
 
-    from jaxarc.envs.environment import ArcEnvironment
+    from jaxarc.gymnax.environment import ArcEnvironment
 
     options = dict(options)
     task_pool = options.pop("task_pool", None)

@@ -3,7 +3,7 @@
 ``TrainConfig`` holds the whole run: the environment (task source, action format, allowed
 operations, reward weights), the batch shape (``batch_tasks`` B tasks x ``group_size`` G
 rollouts x ``rollout_steps`` T steps), the optimiser, the GRPO objective
-(:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.policy.PolicyConfig`).
+(:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.model.policy.PolicyConfig`).
 ``TrainConfig.preset("quick" | "default")`` gives the tuned presets.
 """
 
@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from jaxarc.agents.policy import PolicyConfig
-from jaxarc.envs import operation_ids as ops
+from jaxarc.agents.model.policy import PolicyConfig
 from jaxarc.envs.config import (
     EnvironmentConfig,
     JaxArcConfig,
@@ -21,6 +20,7 @@ from jaxarc.envs.config import (
     UnifiedActionConfig,
     UnifiedDatasetConfig,
 )
+from jaxarc.grid import operation_ids as ops
 
 AdvantageMode = Literal["group", "none", "rloo", "process"]
 ADVANTAGE_MODES = ("group", "none", "rloo", "process")

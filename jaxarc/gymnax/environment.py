@@ -38,17 +38,16 @@ from jaxarc.data.bank import Task, TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.functional import (
-    _check_canvas,
-    _observation,
-    _step_one,
     as_task_source,
+    check_canvas,
     episode_context,
     observe,
     reset_state,
+    step_one,
 )
-from jaxarc.envs.spaces import StructuredActionSpace, observation_space
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation, ArcState, EpisodeContext, SourceRef, StepInfo
+from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space
 
 DEFAULT_TASK_POOL = 1024
 """Tasks in a generated source's pool unless ``task_pool=`` says otherwise."""
@@ -93,7 +92,7 @@ class ArcEnvironment(environment.Environment):
         super().__init__()
         self.config = config
         self.task_source = as_task_source(task_source)
-        _check_canvas(config, self.task_source)
+        check_canvas(config, self.task_source)
         self._source_ref = SourceRef(self.task_source)
         self._name = name
         if isinstance(self.task_source, TaskBank):
@@ -145,14 +144,14 @@ class ArcEnvironment(environment.Environment):
         )
 
     def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
-        state, task, pair = self._reset_state(key, params)
-        return _observation(state, task, pair, self.config), state
+        state, _, _ = self._reset_state(key, params)
+        return observe(state, self.config, self.task_source), state
 
     def step_env(
         self, key: PRNGKeyArray, state: ArcState, action: AbstractAction, params: ArcEnvParams
     ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], StepInfo]:
         state = eqx.tree_at(lambda s: s.reward_params, state, params.reward)
-        state, obs, reward, _, info = _step_one(state, action, self.config, self.task_source)
+        state, obs, reward, _, info = step_one(state, action, self.config, self.task_source)
         return obs, state, reward, state.terminated, info
 
     @functools.partial(jax.jit, static_argnames=("self",))

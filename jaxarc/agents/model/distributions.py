@@ -24,8 +24,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Float, Float32, Int32, PRNGKeyArray
 
-from jaxarc.envs import operation_ids as ops
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
+from jaxarc.grid import operation_ids as ops
 
 MASKED_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in entropies
 

@@ -11,8 +11,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Float32
 
-from jaxarc.agents.config import GRPOConfig
-from jaxarc.agents.policy import AbstractPolicy
+from jaxarc.agents.grpo.config import GRPOConfig
+from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation
 

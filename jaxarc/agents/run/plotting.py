@@ -101,7 +101,7 @@ def plot_learning_curve(
     window: int = 10,
     title: str | None = None,
 ) -> Path:
-    """Draw ``metrics`` of ``records`` (e.g. :func:`~jaxarc.agents.metrics_log.read_metrics`)
+    """Draw ``metrics`` of ``records`` (e.g. :func:`~jaxarc.agents.run.metrics_log.read_metrics`)
     against ``x_key`` into a PNG at ``path``; metrics missing from every record are skipped."""
     if not records:
         raise ValueError("no records to plot")

@@ -4,7 +4,7 @@ Under ``vmap`` a ``lax.switch`` over 35 branches evaluates every branch for ever
 so :func:`apply_operation` instead groups the operations into families that each run once:
 
 * paint (FILL c, FLOOD c): one masked write of a per-environment colour; the FLOOD mask comes
-  from :func:`jaxarc.envs.flood_fill.flood_regions`, whose loop exits at once without seeds;
+  from :func:`jaxarc.grid.flood_fill.flood_regions`, whose loop exits at once without seeds;
 * coordinate maps (MOVE, ROTATE, FLIP, PASTE, COPY, CUT): per-environment scalars choose an
   affine source-coordinate map, then ONE gather reads value and "selected" bit together;
 * whole-grid ops (CLEAR, COPY_INPUT, RESIZE): per-environment shapes and a final ``where``.
@@ -21,11 +21,11 @@ import jax.numpy as jnp
 from jax import lax
 from jaxtyping import Array, ArrayLike, Bool, Int8, Int32
 
-from jaxarc.envs import operation_ids as ops
-from jaxarc.envs.bit_rows import check_width
-from jaxarc.envs.flood_fill import flood_regions
-from jaxarc.envs.fusion_barrier import materialize
-from jaxarc.envs.grid_geometry import CoordinateMap, SelectionBox
+from jaxarc.grid import operation_ids as ops
+from jaxarc.grid.bit_rows import check_width
+from jaxarc.grid.flood_fill import flood_regions
+from jaxarc.grid.fusion_barrier import materialize
+from jaxarc.grid.geometry import CoordinateMap, SelectionBox
 
 # The gathered source cell packs its colour (0..9) with this flag for "selected".
 _MARK = 16

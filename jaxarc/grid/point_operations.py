@@ -9,10 +9,10 @@ With a point action every selection is a single cell ``p`` (or empty), so
 * only FLOOD, CLEAR, COPY_INPUT and RESIZE touch the whole grid.
 
 :func:`apply_point_operation` therefore computes a handful of per-environment scalars, the
-flood region of ``p`` as packed row words (:func:`jaxarc.envs.flood_fill.flood_point_region`)
+flood region of ``p`` as packed row words (:func:`jaxarc.grid.flood_fill.flood_point_region`)
 and then ONE elementwise pass over the canvas; the clipboard is updated in its corner cell.
-It gives exactly the :class:`~jaxarc.envs.operations.GridState` that
-:func:`~jaxarc.envs.operations.apply_operation` gives for the point's selection mask (the
+It gives exactly the :class:`~jaxarc.grid.operations.GridState` that
+:func:`~jaxarc.grid.operations.apply_operation` gives for the point's selection mask (the
 tests compare both on random point episodes). ``functional`` picks it statically, from
 ``config.action.selection_format``.
 """
@@ -23,11 +23,11 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int8, Int32
 
-from jaxarc.envs import operation_ids as ops
-from jaxarc.envs.bit_rows import check_width, unpack_columns_flat
-from jaxarc.envs.flood_fill import flood_point_region
-from jaxarc.envs.fusion_barrier import materialize, materialize_array
-from jaxarc.envs.operations import GridState
+from jaxarc.grid import operation_ids as ops
+from jaxarc.grid.bit_rows import check_width, unpack_columns_flat
+from jaxarc.grid.flood_fill import flood_point_region
+from jaxarc.grid.fusion_barrier import materialize, materialize_array
+from jaxarc.grid.operations import GridState
 
 # MOVE_UP, MOVE_DOWN, MOVE_LEFT, MOVE_RIGHT: where the moved colour lands, relative to p.
 _MOVE_ROW_STEP = (-1, 1, 0, 0)
@@ -53,7 +53,7 @@ def apply_point_operation(
     input_grid: Int8[Array, "H W"],
     input_shape: Int32[Array, "2"],
 ) -> GridState:
-    """:func:`~jaxarc.envs.operations.apply_operation` for the point selection ``(row, col)``.
+    """:func:`~jaxarc.grid.operations.apply_operation` for the point selection ``(row, col)``.
 
     One environment (``vmap`` over a batch). ``(row, col)`` anywhere (off the canvas selects
     nothing). Branch-free, like the generic version, but the only whole-canvas work is one

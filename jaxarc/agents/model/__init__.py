@@ -1,0 +1,28 @@
+"""The policy model: observation features, the in-context cell predictor, the network and
+its structured action distributions."""
+
+from jaxarc.agents.model.distributions import (
+    ActionDistribution,
+    BboxDistribution,
+    MaskDistribution,
+    PointDistribution,
+)
+from jaxarc.agents.model.policy import (
+    AbstractPolicy,
+    ConvPolicy,
+    PolicyConfig,
+    UniformPolicy,
+    make_policy,
+)
+
+__all__ = [
+    "AbstractPolicy",
+    "ActionDistribution",
+    "BboxDistribution",
+    "ConvPolicy",
+    "MaskDistribution",
+    "PointDistribution",
+    "PolicyConfig",
+    "UniformPolicy",
+    "make_policy",
+]
