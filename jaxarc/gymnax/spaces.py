@@ -9,6 +9,7 @@ from jaxtyping import Array, Bool, Int32, PRNGKeyArray, UInt32
 
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
+from jaxarc.envs.types import CONTEXT_FIELDS
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 
@@ -92,20 +93,21 @@ def observation_space(config: JaxArcConfig, max_demos: int) -> spaces.Dict:
     shape = spaces.Box(0, max(height, width), (2,), jnp.int32)
     demos = spaces.Box(-1, 9, (max_demos, height, width), jnp.int8)
     demo_shapes = spaces.Box(0, max(height, width), (max_demos, 2), jnp.int32)
-    return spaces.Dict(
-        {
-            "grid": grid,
-            "grid_shape": shape,
-            "input_grid": grid,
-            "input_shape": shape,
-            "demo_inputs": demos,
-            "demo_outputs": demos,
-            "demo_input_shapes": demo_shapes,
-            "demo_output_shapes": demo_shapes,
-            "demo_mask": BinaryBox((max_demos,)),
-            "clipboard": grid,
-            "clipboard_mask": BinaryBox((height, width)),
-            "allowed_operations": BinaryBox((NUM_OPERATIONS,)),
-            "step_count": spaces.Box(0, config.environment.max_episode_steps, (), jnp.int32),
-        }
-    )
+    parts = {
+        "grid": grid,
+        "grid_shape": shape,
+        "input_grid": grid,
+        "input_shape": shape,
+        "demo_inputs": demos,
+        "demo_outputs": demos,
+        "demo_input_shapes": demo_shapes,
+        "demo_output_shapes": demo_shapes,
+        "demo_mask": BinaryBox((max_demos,)),
+        "clipboard": grid,
+        "clipboard_mask": BinaryBox((height, width)),
+        "allowed_operations": BinaryBox((NUM_OPERATIONS,)),
+        "step_count": spaces.Box(0, config.environment.max_episode_steps, (), jnp.int32),
+    }
+    if config.environment.episode_context == "at_reset":  # read with env.episode_context
+        parts = {k: v for k, v in parts.items() if k not in CONTEXT_FIELDS}
+    return spaces.Dict(parts)
