@@ -1,6 +1,7 @@
 """Compiled vs eager GRPO train step, training throughput and the environment's share.
 
-Same as ``jaxarc bench train``; results go to benchmarks/results/train_step_<preset>.{json,md}.
+Same as ``jaxarc bench train``: prints the table; ``--out benchmarks/results`` also writes
+train_step_<preset>.{json,md} there.
 
     python benchmarks/surrogate_step.py --preset quick
 """

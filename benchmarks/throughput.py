@@ -1,6 +1,7 @@
 """Environment throughput benchmark (same as ``jaxarc bench env``).
 
-python benchmarks/throughput.py                 # full table, written to benchmarks/results/
+python benchmarks/throughput.py                 # full table, printed
+python benchmarks/throughput.py --out benchmarks/results   # ... and written (md + json)
 python benchmarks/throughput.py --quick         # batch 1/64/1024, fewer steps
 """
 

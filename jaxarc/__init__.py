@@ -9,4 +9,15 @@ register_gymnasium_envs()  # "jaxarc/<NAME>-v0" ids; entry points are lazy strin
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "build_environment", "make", "register", "registered_names"]
+
+def make_flat(name: str, **options):
+    """The flat gymnax environment in one call: see :func:`jaxarc.wrappers.make_flat`.
+
+    Imported lazily (the wrappers import gymnax).
+    """
+    from jaxarc.wrappers.flat_env import make_flat as _make_flat
+
+    return _make_flat(name, **options)
+
+
+__all__ = ["__version__", "build_environment", "make", "make_flat", "register", "registered_names"]

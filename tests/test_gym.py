@@ -41,7 +41,7 @@ def test_registered_ids_cover_every_name_and_build_lazily():
         assert gymnasium_id(name) in ids
         spec = gymnasium.spec(gymnasium_id(name))
         assert spec.kwargs["env_name"] == name and isinstance(spec.entry_point, str)
-    assert gymnasium_id("gen/easy") == "jaxarc/gen:easy-v0"
+    assert gymnasium_id("gen/easy") == "jaxarc/Gen-Easy-v0"
     assert "jaxarc/ARC-AGI-1-v0" in ids
 
 

@@ -19,8 +19,14 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
-from jaxarc.data import TaskBank, load_bank
-from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, batch_reset, batch_step
+from jaxarc.data import AbstractTaskSource, load_source
+from jaxarc.envs import (
+    JaxArcConfig,
+    UnifiedActionConfig,
+    UnifiedDatasetConfig,
+    batch_reset,
+    batch_step,
+)
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
@@ -70,7 +76,7 @@ def _state_bytes(states, batch: int) -> int:
 
 
 def measure(
-    bank: TaskBank,
+    bank: AbstractTaskSource,
     selection_format: str,
     batch_size: int,
     scan_steps: int = 100,
@@ -78,7 +84,10 @@ def measure(
     repeats: int = 3,
 ) -> ThroughputRow:
     """One row of the table (best of ``repeats`` timed runs after a warm-up)."""
-    config = JaxArcConfig(action=UnifiedActionConfig(selection_format=selection_format))
+    config = JaxArcConfig(
+        dataset=UnifiedDatasetConfig(*bank.canvas_shape),
+        action=UnifiedActionConfig(selection_format=selection_format),
+    )
     mask_pool = jax.random.bernoulli(jax.random.key(7), 0.3, (MASK_POOL, *bank.canvas_shape))
     reset_keys = jax.random.split(jax.random.key(0), batch_size)
 
@@ -154,7 +163,7 @@ def run(
     echo=print,
 ) -> list[ThroughputRow]:
     """Measure every (format, batch) pair, print the table and save it (md + json)."""
-    bank = load_bank(source)
+    bank = load_source(source)
     rows = []
     for fmt in formats:
         for batch in batch_sizes:

@@ -1,4 +1,9 @@
-"""``jaxarc bench env`` (environment throughput) and ``jaxarc bench train``."""
+"""``jaxarc bench env`` (environment throughput) and ``jaxarc bench train``.
+
+Both print their table; they write result files (``.md`` + ``.json``) only into the folder
+given with ``--out`` (``--out benchmarks/results`` updates the committed results), so a
+run from the repository root never overwrites them by accident.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,6 @@ import argparse
 from pathlib import Path
 
 from jaxarc.cli.main import CLIError
-
-DEFAULT_RESULTS = Path("benchmarks/results")
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -42,8 +45,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     env.add_argument("--loop-steps", type=int, default=20, help="steps of the Python loop")
     env.add_argument("--repeats", type=int, default=3)
     env.add_argument("--quick", action="store_true", help="batches 1,64,1024 and 20 steps")
-    env.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS)
-    env.add_argument("--no-save", action="store_true", help="print only")
+    env.add_argument(
+        "--out",
+        "--results-dir",
+        dest="out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write the table (.md) and results (.json) into DIR (default: print only)",
+    )
     env.add_argument(
         "--faces",
         choices=("with", "only", "none"),
@@ -73,12 +83,18 @@ def _run_env(args: argparse.Namespace) -> int:
 
     if args.steps < 1 or args.repeats < 1 or args.loop_steps < 0:
         raise CLIError("--steps and --repeats must be >= 1, --loop-steps >= 0")
+    from jaxarc.data import load_source
+
+    try:  # a bad source is the user's error, said before anything is compiled
+        load_source(args.source)
+    except (ValueError, OSError) as err:
+        raise CLIError(f"cannot load --source {args.source!r}: {err}") from None
     if args.episode_steps < 1:
         raise CLIError("--episode-steps must be >= 1")
     batch_sizes, steps = args.batch_sizes, args.steps
     if args.quick:
         batch_sizes, steps = (1, 64, 1024), 20
-    results_dir = None if args.no_save else args.results_dir
+    results_dir = args.out
     if args.faces != "only":
         run(
             source=args.source,

@@ -28,8 +28,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-DEFAULT_OUT_DIR = Path("benchmarks/results")
-
 
 def _positive_int(text: str) -> int:
     value = int(text)
@@ -46,7 +44,15 @@ def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compiled-steps", type=_positive_int, default=20, metavar="N")
     parser.add_argument("--eager-steps", type=_positive_int, default=2, metavar="N")
     parser.add_argument("--updates", type=_positive_int, default=5, metavar="N")
-    parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR)
+    parser.add_argument(
+        "--out",
+        "--out-dir",
+        dest="out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write train_step_<preset>.{json,md} into DIR (default: print only)",
+    )
     parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
                         help="also write a jax.profiler trace of one update")  # fmt: skip
 
@@ -304,11 +310,12 @@ def run_train_bench(args: argparse.Namespace) -> int:
     )
     table = format_table(results)
     print(table)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"train_step_{args.preset}"
-    (args.out_dir / f"{stem}.json").write_text(json.dumps(results, indent=2))
-    (args.out_dir / f"{stem}.md").write_text(table + "\n")
-    print(f"results: {args.out_dir / stem}.json / .md")
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        stem = f"train_step_{args.preset}"
+        (args.out / f"{stem}.json").write_text(json.dumps(results, indent=2))
+        (args.out / f"{stem}.md").write_text(table + "\n")
+        print(f"results: {args.out / stem}.json / .md")
     return 0
 
 

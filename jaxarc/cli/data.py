@@ -29,8 +29,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fetch.add_argument("name", metavar="NAME", help="conceptarc, miniarc, arc-agi-1 or arc-agi-2")
     fetch.add_argument("--url", default=None, help="archive URL to use instead of GitHub")
     fetch.add_argument("--force", action="store_true", help="download again if present")
-    fetch.add_argument("--timeout", type=float, default=60.0, help="network timeout (seconds)")
+    fetch.add_argument(
+        "--timeout", type=_positive_seconds, default=60.0, help="network timeout (seconds)"
+    )
     fetch.set_defaults(func=run_fetch)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def parse_canvas(text: str) -> tuple[int, int]:

@@ -3,12 +3,22 @@
 Each module in :data:`SUBCOMMANDS` defines ``register(subparsers)``, which adds one or more
 sub-parsers and sets ``func`` (``args -> exit code``) on each. Modules import heavy
 libraries (jax, ...) inside their functions so that ``jaxarc --help`` stays fast.
+
+Errors are one line on stderr and a non-zero exit code, never a traceback:
+
+* a bad argument (argparse): ``jaxarc train: error: <what> (see `jaxarc train --help`)``,
+  exit code 2 (raised as ``SystemExit(2)``, as argparse does; no usage lines);
+* a user error found while running (:class:`CLIError`, a bad task file, a missing file):
+  ``jaxarc: error: <what>``, exit code 2;
+* anything else (a bug): ``jaxarc: internal error: <type>: <message>``, exit code 1; set
+  ``JAXARC_TRACEBACK=1`` to see the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # module path of every sub-command group, in help order
@@ -24,8 +34,26 @@ class CLIError(Exception):
     """A user error: printed as ``jaxarc: error: ...`` with exit code 2, no traceback."""
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block) ending in a --help hint."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        message = " ".join(message.split())  # argparse messages may hold newlines
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+# errors that mean "the input is wrong", reported as user errors when a command raises them
+_USER_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip()
+    lines = text.splitlines()
+    return lines[0] + (f" (and {len(lines) - 1} more lines)" if len(lines) > 1 else "")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="jaxarc", description="JAX-native ARC environments and GRPO training."
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -44,14 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from jaxarc.data.errors import TaskFormatError
+
     try:
         return int(args.func(args) or 0)
-    except CLIError as err:
-        print(f"jaxarc: error: {err}", file=sys.stderr)
+    except (CLIError, TaskFormatError, *_USER_ERRORS) as err:
+        print(f"jaxarc: error: {_one_line(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("jaxarc: interrupted", file=sys.stderr)
         return 130
+    except Exception as err:
+        if os.environ.get("JAXARC_TRACEBACK"):
+            raise
+        print(
+            f"jaxarc: internal error: {type(err).__name__}: {_one_line(err)} "
+            "(set JAXARC_TRACEBACK=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
+import zlib
 from pathlib import Path
 
 from jaxarc.cli.main import CLIError
@@ -65,16 +67,26 @@ def _format_of(args: argparse.Namespace) -> str:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from jaxarc.data import TaskFormatError, load_bank
+    from jaxarc.data import TaskBank, TaskFormatError, load_source
+    from jaxarc.data.stacking import generated_bank
     from jaxarc.render import render_task_sheet, save_png, to_ansi, to_svg
 
     if args.cell_size < 1:
         raise CLIError(f"--cell-size must be >= 1, got {args.cell_size}")
     fmt = _format_of(args)
     try:
-        bank = load_bank(args.source)
+        bank = load_source(args.source)
     except (TaskFormatError, ValueError, FileNotFoundError) as err:
         raise CLIError(f"cannot load --source {args.source!r}: {err}") from None
+    if not isinstance(bank, TaskBank):  # generated: task ids "<source>#<i>", as `jaxarc eval`
+        name, _, index = args.task_id.rpartition("#")
+        if name != args.source or not index.isdigit() or int(index) > 100_000:
+            raise CLIError(
+                f"task ids of --source {args.source!r} are {args.source}#<i> (the tasks "
+                f"`jaxarc eval --seed 0` scores), got {args.task_id!r}"
+            )
+        bank = generated_bank(bank, int(index) + 1, 0, args.source)
+    stem = args.task_id.replace("/", "_") if "#" in args.task_id else args.task_id
     try:
         task = bank.task_by_id(args.task_id)
     except KeyError as err:
@@ -86,7 +98,7 @@ def run_render(args: argparse.Namespace) -> int:
             print(to_ansi(grid, shape=shape))
         return 0
 
-    out = Path(args.out or f"{args.task_id}.{fmt}")
+    out = Path(args.out or f"{stem}.{fmt}")
     if fmt == "png":
         sheet = render_task_sheet(
             task, args.task_id, cell_size=args.cell_size, show_test_outputs=args.show_test_outputs
@@ -120,12 +132,30 @@ def run_replay(args: argparse.Namespace) -> int:
     from jaxarc.render import save_episode_gif, to_text
 
     path = Path(args.episode)
+    if args.cell_size < 1 or args.frame_ms < 1:
+        raise CLIError(
+            f"--cell-size and --frame-ms must be >= 1, got {args.cell_size} and {args.frame_ms}"
+        )
     if not path.is_file():
         raise CLIError(f"no episode file at {path}")
+    if not zipfile.is_zipfile(path):  # .npy, text, empty or truncated files
+        raise CLIError(
+            f"cannot replay {path}: not a complete .npz archive (an EpisodeRecord saved with "
+            ".save(), or a state saved with jaxarc.envs.serialization.save_state)"
+        )
     try:
         record = _load_episode(path, args.source, args.env_index)
-    except (ValueError, OSError, KeyError) as err:
-        raise CLIError(f"cannot replay {path}: {err}") from None
+    except (
+        ValueError,
+        OSError,
+        KeyError,
+        TypeError,
+        EOFError,
+        zipfile.BadZipFile,
+        zlib.error,
+        RecursionError,
+    ) as err:
+        raise CLIError(f"cannot replay {path}: {type(err).__name__}: {err}") from None
     out = Path(args.out) if args.out else path.with_suffix(".gif")
     save_episode_gif(record, out, cell_size=args.cell_size, frame_ms=args.frame_ms)
     if args.print:

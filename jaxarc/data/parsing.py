@@ -60,6 +60,21 @@ def decode_json(data: bytes, *, file: str | Path | None) -> object:
     except json.JSONDecodeError as err:
         problem = f"invalid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
         raise TaskFormatError(problem, file=file) from None
+    except RecursionError:
+        raise TaskFormatError("invalid JSON: nested too deeply", file=file) from None
+    except ValueError as err:  # e.g. an integer of more than 4300 digits
+        raise TaskFormatError(f"invalid JSON: {str(err)[:160]}", file=file) from None
+
+
+def short(value: object, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters; safe for any value (huge ints, deep lists)."""
+    if type(value) is int and value.bit_length() > 128:
+        return f"<an integer of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        text = f"<a {type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def is_single_task(obj: object) -> bool:
@@ -106,7 +121,9 @@ def parse_grid(
     cell_types = set(map(type, itertools.chain.from_iterable(raw)))
     if cell_types != {int}:
         r, c, value = _first_bad_cell(raw, lambda v: type(v) is not int)
-        raise fail(f"non-integer cell {value!r} ({type(value).__name__}) at row {r}, column {c}")
+        raise fail(
+            f"non-integer cell {short(value)} ({type(value).__name__}) at row {r}, column {c}"
+        )
     try:
         grid = np.array(raw, dtype=np.int64)
         in_range = bool(grid.min() >= 0 and grid.max() < NUM_COLOURS)
@@ -114,7 +131,7 @@ def parse_grid(
         in_range = False
     if not in_range:
         r, c, value = _first_bad_cell(raw, lambda v: not 0 <= v < NUM_COLOURS)
-        raise fail(f"colour {value} outside 0-9 at row {r}, column {c}")
+        raise fail(f"colour {short(value)} outside 0-9 at row {r}, column {c}")
     rows, cols = len(raw), width
     if rows > canvas_shape[0] or cols > canvas_shape[1]:
         raise fail(
@@ -185,8 +202,14 @@ def attach_solutions(
     solutions: object,
     *,
     file: str | Path | None,
-) -> dict[str, object]:
-    """Fill test outputs from a Kaggle solutions object ``{task_id: [grid per test]}``."""
+    skip_invalid: bool = False,
+) -> tuple[dict[str, object], list[TaskFormatError]]:
+    """Fill test outputs from a Kaggle solutions object ``{task_id: [grid per test]}``.
+
+    Returns the tasks with outputs and the per-task problems (a task whose solutions are not
+    a list of one grid per test pair); those raise unless ``skip_invalid``, when the task is
+    left out and its error returned for the load report.
+    """
     if not isinstance(solutions, Mapping):
         raise TaskFormatError("a solutions file must be a dict of task id -> outputs", file=file)
     unknown = sorted(set(solutions) - set(raw_tasks))
@@ -194,20 +217,32 @@ def attach_solutions(
         problem = f"solutions for tasks not in the challenges: {', '.join(unknown[:5])}"
         raise TaskFormatError(problem, file=file)
     merged: dict[str, object] = {}
+    problems: list[TaskFormatError] = []
     for task_id, raw_task in raw_tasks.items():
         if task_id not in solutions:
             raise TaskFormatError("no solutions for this task", file=file, task_id=task_id)
         outputs = solutions[task_id]
         tests = raw_task.get("test") if isinstance(raw_task, Mapping) else None
-        if not isinstance(tests, list) or not isinstance(outputs, list):
+        problem = None
+        if not isinstance(outputs, list):
+            problem = (
+                "the solutions must be a list of output grids (one per test pair), "
+                f"got {type(outputs).__name__} {short(outputs)}"
+            )
+        elif isinstance(tests, list) and len(outputs) != len(tests):
+            problem = f"{len(outputs)} solution grids for {len(tests)} test pairs"
+        if problem is not None:
+            err = TaskFormatError(problem, file=file, task_id=task_id)
+            if not skip_invalid:
+                raise err
+            problems.append(err)
+            continue
+        if not isinstance(tests, list):
             merged[task_id] = raw_task  # parse_task reports the malformed challenge
             continue
-        if len(outputs) != len(tests):
-            problem = f"{len(outputs)} solution grids for {len(tests)} test pairs"
-            raise TaskFormatError(problem, file=file, task_id=task_id)
         filled = [
             {**pair, "output": out} if isinstance(pair, Mapping) else pair
             for pair, out in zip(tests, outputs, strict=True)
         ]
         merged[task_id] = {**raw_task, "test": filled}
-    return merged
+    return merged, problems

@@ -11,10 +11,12 @@ from collections.abc import Mapping, Sequence
 
 import jax
 import numpy as np
+from jaxtyping import PRNGKeyArray
 
 from jaxarc.data.bank import DEFAULT_CANVAS, PAD_VALUE, TASK_ARRAY_FIELDS, TaskBank, TaskIds
 from jaxarc.data.errors import SkippedTask, TaskFormatError
 from jaxarc.data.parsing import ParsedTask, parse_task
+from jaxarc.data.source import AbstractTaskSource
 
 
 def stack_tasks(
@@ -116,12 +118,56 @@ def bank_from_tasks(
     return bank_from_arrays(stack_tasks(parsed, canvas_shape), [t.task_id for t in parsed], name)
 
 
-def check_canvas_shape(canvas_shape: Sequence[int]) -> tuple[int, int]:
-    """``canvas_shape`` as a tuple of two positive ints ``(rows, cols)``."""
-    shape = tuple(int(s) for s in canvas_shape)
-    if len(shape) != 2 or not all(s >= 1 for s in shape):
-        raise ValueError(f"canvas_shape must be (rows, cols) with both >= 1, got {canvas_shape}")
-    return shape  # type: ignore[return-value]
+MAX_CANVAS_SIDE = 255  # positions are stored in 8 bits by the environment's history
+
+
+def sample_bank(
+    source: AbstractTaskSource, num_tasks: int, key: PRNGKeyArray, name: str | None = None
+) -> TaskBank:
+    """``num_tasks`` tasks drawn from ``source`` (e.g. a generator) frozen into a bank.
+
+    Each task comes from ``source.sample_task(k, -1)`` with its own key split from ``key``;
+    ids are ``"<name>#<i>"``. This lets what takes a fixed bank (evaluation, rendering) use
+    a generated family: the same ``key`` gives the same tasks.
+    """
+    if num_tasks < 1:
+        raise ValueError(f"num_tasks must be >= 1, got {num_tasks}")
+    if isinstance(source, TaskBank):
+        raise ValueError("sample_bank is for generated sources; subset() a TaskBank instead")
+    name = name or getattr(source, "name", "sampled")
+    keys = jax.random.split(key, num_tasks)
+    index = jax.numpy.full((), -1, jax.numpy.int32)
+    tasks = jax.jit(jax.vmap(lambda k: source.sample_task(k, index)[0]))(keys)
+    arrays = {field: getattr(tasks, field) for field in TASK_ARRAY_FIELDS}
+    return TaskBank(
+        **arrays, task_ids=TaskIds([f"{name}#{i}" for i in range(num_tasks)]), name=name
+    )
+
+
+def generated_bank(source: AbstractTaskSource, num_tasks: int, seed: int, name: str) -> TaskBank:
+    """The ``num_tasks`` tasks of a generated source for ``seed``, as ``jaxarc eval --seed``
+    scores them and ``jaxarc render "<name>#<i>"`` draws them (ids ``"<name>#<i>"``)."""
+    return sample_bank(source, num_tasks, jax.random.fold_in(jax.random.key(seed), 1), name)
+
+
+def check_canvas_shape(canvas_shape: object) -> tuple[int, int]:
+    """``canvas_shape`` as a tuple of two ints ``(rows, cols)`` in 1-255.
+
+    Floats, bools, strings and other non-integers are refused (never truncated); NumPy
+    integers are accepted.
+    """
+    allowed = f"canvas_shape must be (rows, cols): two integers from 1 to {MAX_CANVAS_SIDE}"
+    if isinstance(canvas_shape, str | bytes) or not isinstance(canvas_shape, Sequence | np.ndarray):
+        raise ValueError(f"{allowed}, got {canvas_shape!r}")
+    values = list(canvas_shape)
+    if len(values) != 2 or not all(
+        isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) for v in values
+    ):
+        raise ValueError(f"{allowed}, got {canvas_shape!r}")
+    shape = (int(values[0]), int(values[1]))
+    if not all(1 <= side <= MAX_CANVAS_SIDE for side in shape):
+        raise ValueError(f"{allowed}, got {canvas_shape!r}")
+    return shape
 
 
 def _unpad(grids: np.ndarray, shapes: np.ndarray, k: int) -> list[list[int]]:

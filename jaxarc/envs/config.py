@@ -15,7 +15,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxarc.grid.operation_ids import NUM_OPERATIONS
+from jaxarc.grid.operation_ids import NUM_OPERATIONS, operation_id
 
 SelectionFormat = Literal["point", "bbox", "mask"]
 EpisodeMode = Literal["train", "eval"]
@@ -98,20 +98,26 @@ class UnifiedActionConfig:
 
     Attributes:
         selection_format: ``"point"`` (one cell), ``"bbox"`` (a rectangle) or ``"mask"``.
-        allowed_operations: ids of the permitted operations (``None``: all 35). A disallowed
+        allowed_operations: ids or names (``"FLOOD_1"``) of the permitted operations
+            (``None``: all 35), stored as sorted unique ids. A disallowed
             operation is a no-op, or an error when ``EnvironmentConfig.validate`` is on.
     """
 
     selection_format: SelectionFormat = "point"
-    allowed_operations: tuple[int, ...] | None = None
+    allowed_operations: tuple[int | str, ...] | None = None
 
     def __post_init__(self) -> None:
         _require(
             self.selection_format in SELECTION_FORMATS,
             f"selection_format must be one of {SELECTION_FORMATS}, got {self.selection_format!r}",
         )
+        if isinstance(self.allowed_operations, str | int):  # one operation, not a sequence
+            object.__setattr__(self, "allowed_operations", (self.allowed_operations,))
         if self.allowed_operations is not None:
-            ops = tuple(int(op) for op in self.allowed_operations)
+            ops = tuple(
+                operation_id(op) if isinstance(op, str) else int(op)
+                for op in self.allowed_operations
+            )
             bad = [op for op in ops if not 0 <= op < NUM_OPERATIONS]
             _require(not bad, f"allowed_operations has ids outside 0..{NUM_OPERATIONS - 1}: {bad}")
             _require(len(ops) > 0, "allowed_operations must not be empty")

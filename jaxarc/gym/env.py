@@ -22,6 +22,7 @@ from jaxarc.gym.backend import (
 if TYPE_CHECKING:  # importing gymnax is slow; the class is imported when an env is built
     from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
 
+from jaxarc.gym.flat import FlatCodec, flat_options
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
     action_space,
@@ -42,7 +43,14 @@ class ArcGymnasiumEnv(gymnasium.Env):
         episode_steps: the environment's own episode length (``max_episode_steps`` of
             :func:`jaxarc.make`). Use this name through ``gymnasium.make``, which keeps
             ``max_episode_steps=`` for itself (it adds Gymnasium's ``TimeLimit`` wrapper).
-        **options: :func:`jaxarc.make` options (``selection_format``, ``allowed_operations``...).
+        flat: flat spaces for SB3/SBX/CleanRL: ``Discrete`` actions over the allowed
+            operations and a ``float32`` ``Box`` observation of ``("grid", "input_grid")``
+            (see :mod:`jaxarc.gym.flat`).
+        action_format: ``"dict"`` (structured, the default), ``"discrete"`` or
+            ``"multi_discrete"`` (``MultiDiscrete([K, H, W])``); overrides ``flat``'s.
+        fields: observation fields of the flat ``Box`` observation; overrides ``flat``'s.
+        **options: :func:`jaxarc.make` options (``selection_format``, ``allowed_operations``
+            as ids or names...).
 
     ``reset(seed=..., options={"task_id": ..., "pair": ...})`` plays a chosen task and pair
     (``task_index`` instead of ``task_id`` works too); without options both are sampled.
@@ -62,9 +70,13 @@ class ArcGymnasiumEnv(gymnasium.Env):
         jax_params: ArcEnvParams | None = None,
         cell_size: int = 16,
         episode_steps: int | None = None,
+        flat: bool = False,
+        action_format: str | None = None,
+        fields: tuple[str, ...] | None = None,
         **options: Any,
     ):
         check_render_mode(render_mode)
+        action_format, fields = flat_options(flat, action_format, fields)
         options = episode_length_option(episode_steps, options)
         if jax_env is not None:
             if options:
@@ -74,10 +86,11 @@ class ArcGymnasiumEnv(gymnasium.Env):
             self.backend = JaxBackend.from_name(env_name, **options)
         self.render_mode = render_mode
         self.cell_size = cell_size
-        self.observation_space = observation_space(
-            self.backend.config, self.backend.source.max_demos
+        self.codec = FlatCodec.create(self.backend.config, action_format, fields)
+        self.observation_space = self.codec.observation_space(
+            observation_space(self.backend.config, self.backend.source.max_demos)
         )
-        self.action_space = action_space(self.backend.config)
+        self.action_space = self.codec.action_space(action_space(self.backend.config))
         self._state = None
         self._last_operation = -1
 
@@ -104,18 +117,19 @@ class ArcGymnasiumEnv(gymnasium.Env):
         )
         self._last_operation = -1
         host_obs, host_state = jax.device_get((obs, self._info_arrays(self._state)))
-        return observation_to_numpy(host_obs), self._info(host_state)
+        return self.codec.observation(observation_to_numpy(host_obs)), self._info(host_state)
 
     def step(self, action):
         if self._state is None:
             raise RuntimeError("call reset() before step()")
+        action = self.codec.to_structured(action)
         structured = action_from_gymnasium(action, self.config)
         self._state, obs, reward, _, info = arc_step(self._state, structured, self.config)
         self._last_operation = int(np.asarray(action["operation"]))
         host = jax.device_get((obs, reward, info, self._info_arrays(self._state)))
         host_obs, host_reward, host_info, host_state = host
         return (
-            observation_to_numpy(host_obs),
+            self.codec.observation(observation_to_numpy(host_obs)),
             float(host_reward),
             bool(host_info["terminated"]),
             bool(host_info["truncated"]),

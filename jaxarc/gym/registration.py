@@ -12,15 +12,23 @@ import gymnasium
 
 NAMESPACE = "jaxarc"
 ENTRY_POINT = "jaxarc.gym.env:make_gymnasium_env"
-VECTOR_ENTRY_POINT = "jaxarc.gym.vector:ArcGymnasiumVectorEnv"
+VECTOR_ENTRY_POINT = "jaxarc.gym.flat_vector:make_gymnasium_vector_env"
 
 
 def gymnasium_id(name: str) -> str:
     """The Gymnasium id of a jaxarc name: ``"ARC-AGI-1"`` -> ``"jaxarc/ARC-AGI-1-v0"``.
 
-    Characters Gymnasium ids do not allow (``/`` of ``gen/...``) become ``:``.
+    A name with ``/`` (the generated families) becomes its parts in CamelCase joined by
+    ``-``: ``"gen/easy"`` -> ``"jaxarc/Gen-Easy-v0"``, ``"gen/fill_holes"`` ->
+    ``"jaxarc/Gen-FillHoles-v0"``. Gymnasium reads ``:`` as a module prefix and allows only
+    letters, digits, ``_``, ``-`` and ``.`` in a name, so any other character becomes ``-``.
     """
-    safe = re.sub(r"[^\w:.-]", ":", name)
+    if "/" in name:
+        name = "-".join(
+            "".join(word[:1].upper() + word[1:] for word in part.split("_"))
+            for part in name.split("/")
+        )
+    safe = re.sub(r"[^\w.-]", "-", name)
     return f"{NAMESPACE}/{safe}-v0"
 
 
@@ -44,6 +52,9 @@ def register_gymnasium_envs(names=None) -> tuple[str, ...]:
         env_id = gymnasium_id(name)
         ids.append(env_id)
         if env_id in gymnasium.registry:
+            taken_by = gymnasium.registry[env_id].kwargs.get("env_name")
+            if taken_by != name:
+                raise ValueError(f"{name!r} maps to {env_id!r}, already the id of {taken_by!r}")
             continue
         gymnasium.register(
             id=env_id,

@@ -53,7 +53,8 @@ def observation_space(config: JaxArcConfig, max_demos: int) -> spaces.Dict:
         "clipboard": grid(),
         "clipboard_mask": spaces.MultiBinary([height, width]),
         "allowed_operations": spaces.MultiBinary(NUM_OPERATIONS),
-        "step_count": spaces.Box(0, config.environment.max_episode_steps, (), np.int32),
+        # shape (1,), not (): SB3's check_env cannot take a 0-d Box
+        "step_count": spaces.Box(0, config.environment.max_episode_steps, (1,), np.int32),
     }
     if config.environment.episode_context == "at_reset":  # constants come in info instead
         parts = {k: v for k, v in parts.items() if k not in CONTEXT_FIELDS}
@@ -98,6 +99,8 @@ def observation_to_numpy(obs) -> dict[str, np.ndarray]:
         if value is None:  # an episode constant left out (episode_context="at_reset")
             continue
         value = np.asarray(value)
+        if name == "step_count":  # [] or [B] -> [1] or [B, 1], as in the space
+            value = value[..., None]
         out[name] = value.astype(np.int8) if name in MASK_FIELDS else value
     return out
 

@@ -47,7 +47,7 @@ from jaxarc.envs.functional import (
 )
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation, ArcState, EpisodeContext, SourceRef, StepInfo
-from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space
+from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space, structured_action
 
 DEFAULT_TASK_POOL = 1024
 """Tasks in a generated source's pool unless ``task_pool=`` says otherwise."""
@@ -151,6 +151,7 @@ class ArcEnvironment(environment.Environment):
         self, key: PRNGKeyArray, state: ArcState, action: AbstractAction, params: ArcEnvParams
     ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], StepInfo]:
         state = eqx.tree_at(lambda s: s.reward_params, state, params.reward)
+        action = structured_action(action, self.config.action.selection_format)
         state, obs, reward, _, info = step_one(state, action, self.config, self.task_source)
         return obs, state, reward, state.terminated, info
 

@@ -4,8 +4,9 @@ Built-in names:
 
 * ``"ARC-AGI-1"`` / ``"ARC-AGI-2"`` (training tasks, train mode; ``-train`` is an alias) and
   ``"ARC-AGI-1-eval"`` / ``"ARC-AGI-2-eval"`` (evaluation tasks, eval mode: test pairs);
-* ``"MiniARC"`` (5x5 canvas) and ``"ConceptARC"``, given ``data_dir=`` (a directory of JSON
-  task files), with ``-eval`` variants;
+* ``"MiniARC"`` (5x5 canvas) and ``"ConceptARC"``, with ``-eval`` variants: the copy that
+  ``jaxarc data fetch miniarc|conceptarc`` stored, or ``data_dir=`` (a directory of JSON
+  task files);
 * every generated family ``"gen/..."``;
 * any single task id of the bundled ARC-AGI sets, e.g. ``"007bbfb7"`` (``-eval`` for its
   test pairs).
@@ -46,11 +47,11 @@ _BUNDLED = {
     "ARC-AGI-2-train": ("arc-agi-2/training", "train"),
     "ARC-AGI-2-eval": ("arc-agi-2/evaluation", "eval"),
 }
-_DIRECTORY_SETS = {
-    "MiniARC": ((5, 5), "train"),
-    "MiniARC-eval": ((5, 5), "eval"),
-    "ConceptARC": ((30, 30), "train"),
-    "ConceptARC-eval": ((30, 30), "eval"),
+_DIRECTORY_SETS = {  # name: (canvas, episode mode, fetchable dataset)
+    "MiniARC": ((5, 5), "train", "miniarc"),
+    "MiniARC-eval": ((5, 5), "eval", "miniarc"),
+    "ConceptARC": ((30, 30), "train", "conceptarc"),
+    "ConceptARC-eval": ((30, 30), "eval", "conceptarc"),
 }
 _ENV_OPTIONS = (
     "max_episode_steps",
@@ -135,12 +136,18 @@ def _bundled_factory(name: str, source_name: str, mode: str) -> EnvFactory:
     return factory
 
 
-def _directory_factory(name: str, canvas: tuple[int, int], mode: str) -> EnvFactory:
+def _directory_factory(name: str, canvas: tuple[int, int], mode: str, dataset: str) -> EnvFactory:
     def factory(data_dir: str | None = None, **options: Any):
         from jaxarc.data import load_bank
+        from jaxarc.data.fetch import dataset_dir, is_fetched
 
         if data_dir is None:
-            raise TypeError(f"{name!r} needs data_dir=, a directory of its ARC JSON task files")
+            if not is_fetched(dataset):
+                raise TypeError(
+                    f"{name!r} needs its tasks: run `jaxarc data fetch {dataset}` (stored in "
+                    f"{dataset_dir(dataset)}) or pass data_dir=, a directory of ARC JSON files"
+                )
+            data_dir = f"fetched/{dataset}"
         options.setdefault("episode_mode", mode)
         return build_environment(load_bank(data_dir, canvas_shape=canvas), name=name, **options)
 
@@ -178,5 +185,5 @@ def _single_task_bank(task_id: str) -> AbstractTaskSource | None:
 
 for _name, (_source, _mode) in _BUNDLED.items():
     register(_name, _bundled_factory(_name, _source, _mode))
-for _name, (_canvas, _mode) in _DIRECTORY_SETS.items():
-    register(_name, _directory_factory(_name, _canvas, _mode))
+for _name, (_canvas, _mode, _dataset) in _DIRECTORY_SETS.items():
+    register(_name, _directory_factory(_name, _canvas, _mode, _dataset))

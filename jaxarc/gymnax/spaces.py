@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 from gymnax.environments import spaces
@@ -12,17 +15,48 @@ from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskActio
 from jaxarc.envs.types import CONTEXT_FIELDS
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
+# the keys of an action given as a dict (gymnax's Gym bridge, Gymnasium's Dict space)
+ACTION_KEYS: dict[str, tuple[str, ...]] = {
+    "point": ("operation", "row", "col"),
+    "bbox": ("operation", "r1", "c1", "r2", "c2"),
+    "mask": ("operation", "selection"),
+}
+
 
 def _digit(word: UInt32[Array, ""], radix: int) -> tuple[Int32[Array, ""], UInt32[Array, ""]]:
     """The lowest base-``radix`` digit of ``word`` and the rest of the word."""
     return (word % jnp.uint32(radix)).astype(jnp.int32), word // jnp.uint32(radix)
 
 
-class StructuredActionSpace(spaces.Space):
+def structured_action(action: Any, selection_format: str) -> AbstractAction:
+    """``action`` as a structured action: itself, or built from a dict of its parts.
+
+    Dicts come from spaces converted to Gymnasium (``gymnax.wrappers.GymnaxToGymWrapper``
+    samples ``{"operation": ..., "row": ..., "col": ...}``); a missing key is an error.
+    """
+    if not isinstance(action, Mapping):
+        return action
+    keys = ACTION_KEYS[selection_format]
+    missing = [k for k in keys if k not in action]
+    if missing:
+        raise ValueError(f"{selection_format} action is missing key(s) {missing}; expected {keys}")
+    parts = {k: jnp.asarray(action[k], jnp.int32) for k in keys}
+    if selection_format == "mask":
+        return MaskAction(parts["operation"], jnp.asarray(action["selection"], jnp.bool_))
+    if selection_format == "bbox":
+        return BboxAction(*(parts[k] for k in keys))
+    return PointAction(*(parts[k] for k in keys))
+
+
+class StructuredActionSpace(spaces.Dict):
     """Actions of one selection format; ``sample`` draws a valid action uniformly.
 
     The operation is uniform over the allowed operations, coordinates uniform over the
     canvas (a mask selects each cell with probability 1/2). Works under ``vmap``.
+
+    It is also a gymnax ``Dict`` of the action's parts (``operation`` ``Discrete(35)``,
+    coordinates ``Discrete``, a mask ``Box``), so gymnax's ``gymnax_space_to_gym_space``
+    and its ``GymnaxToGymWrapper`` convert it; the environment's ``step`` takes such dicts.
     """
 
     def __init__(self, config: JaxArcConfig):
@@ -31,6 +65,14 @@ class StructuredActionSpace(spaces.Space):
         self.allowed_operations = tuple(
             op for op, ok in enumerate(config.action.allowed_mask) if ok
         )
+        height, width = self.canvas_shape
+        parts: dict[str, spaces.Space] = {"operation": spaces.Discrete(NUM_OPERATIONS)}
+        if self.selection_format == "mask":
+            parts["selection"] = spaces.Box(0, 1, (height, width), jnp.int8)
+        else:
+            for key in ACTION_KEYS[self.selection_format][1:]:
+                parts[key] = spaces.Discrete(height if key[0] == "r" else width)
+        super().__init__(parts)
 
     def __repr__(self) -> str:
         return (
@@ -66,6 +108,7 @@ class StructuredActionSpace(spaces.Space):
         return BboxAction(operation, row, col, row2, col2)
 
     def contains(self, action: AbstractAction) -> Bool[Array, ""]:
+        action = structured_action(action, self.selection_format)
         op = jnp.asarray(action.operation, jnp.int32)
         allowed = jnp.zeros(NUM_OPERATIONS, jnp.bool_).at[jnp.asarray(self.allowed_operations)]
         allowed = allowed.set(True)

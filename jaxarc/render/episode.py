@@ -76,7 +76,13 @@ class EpisodeRecord:
 
     @classmethod
     def load(cls, path) -> EpisodeRecord:
-        """Read a record written by :meth:`save`; ``ValueError`` naming missing fields."""
+        """Read a record written by :meth:`save`; ``ValueError`` naming missing fields, or
+        saying the file is not a complete ``.npz`` archive (a ``.npy``, text, empty or
+        truncated file)."""
+        import zipfile
+
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"{path} is not a saved episode: not a complete .npz archive")
         with np.load(path, allow_pickle=False) as data:
             names = [f.name for f in dataclasses.fields(cls)]
             missing = [n for n in names if n not in data.files]

@@ -1,16 +1,32 @@
-"""Point actions as one discrete index, for agents with a categorical policy head."""
+"""Point actions for categorical policy heads: one flat index (``Discrete``) or one index per
+part (``MultiDiscrete([K, H, W])``), over the allowed operations only."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 from gymnax.environments import spaces
-from jaxtyping import Array, Int32, PRNGKeyArray
+from jaxtyping import Array, Bool, Int32, PRNGKeyArray
 
 from jaxarc.envs.structured_actions import PointAction
 from jaxarc.wrappers.base import AbstractEnvWrapper
+
+
+def _point_action_layout(env: Any, who: str) -> tuple[tuple[int, ...], tuple[int, int]]:
+    """The allowed operation ids and the canvas shape of a point-action environment."""
+    inner = env.action_space(env.default_params)
+    fmt = getattr(inner, "selection_format", None)
+    if fmt != "point":
+        raise ValueError(
+            f"{who} needs point actions, the environment uses {fmt!r}: "
+            "make it with selection_format='point'"
+        )
+    operations = tuple(int(op) for op in inner.allowed_operations)
+    height, width = (int(s) for s in inner.canvas_shape)
+    return operations, (height, width)
 
 
 class FlatPointActionWrapper(AbstractEnvWrapper):
@@ -27,15 +43,7 @@ class FlatPointActionWrapper(AbstractEnvWrapper):
 
     def __init__(self, env: Any):
         self.env = env
-        inner = env.action_space(env.default_params)
-        fmt = getattr(inner, "selection_format", None)
-        if fmt != "point":
-            raise ValueError(
-                f"FlatPointActionWrapper needs point actions, the environment uses {fmt!r}: "
-                "make it with selection_format='point'"
-            )
-        self.operations = tuple(int(op) for op in inner.allowed_operations)
-        self.canvas_shape = tuple(int(s) for s in inner.canvas_shape)
+        self.operations, self.canvas_shape = _point_action_layout(env, type(self).__name__)
 
     @property
     def num_actions(self) -> int:
@@ -76,3 +84,66 @@ class FlatPointActionWrapper(AbstractEnvWrapper):
 
     def action_space(self, params: Any = None) -> spaces.Discrete:
         return spaces.Discrete(self.num_actions)
+
+
+class MultiDiscrete(spaces.Space):
+    """gymnax-style space of int vectors ``x`` with ``0 <= x[i] < nvec[i]`` (gymnax has none)."""
+
+    def __init__(self, nvec: tuple[int, ...]):
+        self.nvec = tuple(int(n) for n in nvec)
+        self.shape = (len(self.nvec),)
+        self.dtype = jnp.int32
+
+    def __repr__(self) -> str:
+        return f"MultiDiscrete({list(self.nvec)})"
+
+    def sample(self, key: PRNGKeyArray) -> Int32[Array, " N"]:
+        return jax.random.randint(key, self.shape, 0, jnp.asarray(self.nvec), dtype=jnp.int32)
+
+    def contains(self, x: Array) -> Bool[Array, ""]:
+        x = jnp.asarray(x)
+        if x.shape != self.shape:
+            return jnp.asarray(False)
+        return jnp.all((x >= 0) & (x < jnp.asarray(self.nvec)))
+
+
+class MultiDiscretePointActionWrapper(AbstractEnvWrapper):
+    """Actions are int vectors ``(slot, row, col)`` in ``MultiDiscrete([K, H, W])``: operation
+    ``operations[slot]`` at cell ``(row, col)``, for agents with one categorical head per part.
+
+    ``operations`` are the wrapped action space's allowed operations (see
+    :class:`FlatPointActionWrapper`). Out-of-range parts are an error when the environment
+    validates, else clipped. Needs ``selection_format="point"``.
+    """
+
+    operations: tuple[int, ...] = eqx.field(static=True)
+    canvas_shape: tuple[int, int] = eqx.field(static=True)
+
+    def __init__(self, env: Any):
+        self.env = env
+        self.operations, self.canvas_shape = _point_action_layout(env, type(self).__name__)
+
+    @property
+    def nvec(self) -> tuple[int, int, int]:
+        return (len(self.operations), *self.canvas_shape)
+
+    def to_point_action(self, action: Int32[Array, " 3"]) -> PointAction:
+        """The structured action of a ``(slot, row, col)`` vector (traceable)."""
+        action = jnp.asarray(action, dtype=jnp.int32)
+        high = jnp.asarray(self.nvec, dtype=jnp.int32)
+        config = getattr(self.unwrapped, "config", None)
+        if config is not None and config.environment.validate:
+            action = eqx.error_if(
+                action,
+                jnp.any((action < 0) | (action >= high)),
+                f"MultiDiscretePointActionWrapper: action outside MultiDiscrete({list(self.nvec)})",
+            )
+        action = jnp.clip(action, 0, high - 1)
+        table = jnp.asarray(self.operations, dtype=jnp.int32)
+        return PointAction(table[action[0]], action[1], action[2])
+
+    def step(self, key: PRNGKeyArray, state: Any, action: Any, params: Any = None):
+        return self.env.step(key, state, self.to_point_action(action), params)
+
+    def action_space(self, params: Any = None) -> MultiDiscrete:
+        return MultiDiscrete(self.nvec)

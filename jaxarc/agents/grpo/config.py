@@ -142,6 +142,10 @@ class TrainConfig:
             object.__setattr__(
                 self, "allowed_operations", tuple(int(o) for o in self.allowed_operations)
             )
+        try:  # canvas, selection format, operations: what the environment will accept
+            self.env_config()
+        except ValueError as err:
+            raise ValueError(f"TrainConfig environment (canvas={self.canvas!r}): {err}") from None
 
     def env_config(self, episode_mode: str | None = None) -> JaxArcConfig:
         """The environment configuration of this run (``episode_mode`` overrides)."""

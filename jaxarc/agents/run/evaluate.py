@@ -202,10 +202,14 @@ def evaluate_checkpoint(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Load the policy of ``checkpoint`` (a checkpoint or run directory) and evaluate it on
-    ``source`` (e.g. ``"arc-agi-1/evaluation"``); see :func:`evaluate_policy`."""
+    ``source`` (e.g. ``"arc-agi-1/evaluation"``); see :func:`evaluate_policy`.
+
+    Every source training takes works: a generated family (``"gen/easy"``) is evaluated on
+    ``limit`` (default: the run's ``eval_tasks``) tasks generated from ``seed``."""
     from jaxarc.agents.grpo.config import TrainConfig
     from jaxarc.agents.grpo.train import make_train
-    from jaxarc.data import load_bank
+    from jaxarc.data import load_source
+    from jaxarc.data.stacking import generated_bank
 
     path = resolve_checkpoint_dir(checkpoint)
     try:
@@ -215,10 +219,12 @@ def evaluate_checkpoint(
     except (CheckpointError, OSError, ValueError, TypeError) as err:
         raise EvaluationError(f"cannot load {path}: {err}") from None
     try:
-        bank = load_bank(source)
+        bank = load_source(source)
     except Exception as err:
         raise EvaluationError(f"cannot load task source {source!r}: {err}") from None
-    if limit is not None:
+    if not isinstance(bank, TaskBank):  # a generated family: `limit` (or eval_tasks) new tasks
+        bank = generated_bank(bank, limit or int(config.eval_tasks), seed, name=source)
+    elif limit is not None:
         bank = bank.subset(range(min(limit, bank.num_tasks)))
     steps = max_steps or int(config.rollout_steps)
     report = evaluate_policy(

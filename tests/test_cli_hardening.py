@@ -1,0 +1,122 @@
+"""Issue #11 items 18, 22 and 23: benchmarks print unless asked to write, fetched datasets
+are found by ``jaxarc.make`` and Gymnasium, and ``jaxarc eval`` takes generated sources."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jaxarc.cli.main import main
+
+TASK = {
+    "train": [{"input": [[0, 1], [2, 3]], "output": [[3, 2], [1, 0]]}],
+    "test": [{"input": [[1, 1]], "output": [[2, 2]]}],
+}
+
+
+@pytest.fixture()
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JAXARC_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "t.json").write_text(json.dumps(TASK))
+    return tmp_path
+
+
+def _written(root) -> list[str]:
+    skip = ("cache", "tasks")
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and p.relative_to(root).parts[0] not in skip
+    )
+
+
+# -- item 18: `jaxarc bench env|train` print; they write only into --out ---------------------
+
+BENCH_ENV = ["bench", "env", "--source", "tasks", "--formats", "point", "--batch-sizes", "2"]
+BENCH_ENV += ["--steps", "2", "--loop-steps", "1", "--repeats", "1"]
+
+
+def test_bench_env_prints_and_writes_nothing_by_default(workdir, capsys):
+    assert main(BENCH_ENV) == 0
+    assert "| point | 2 |" in capsys.readouterr().out
+    assert _written(workdir) == []  # old default: benchmarks/results/throughput_cpu.{md,json}
+
+
+@pytest.mark.parametrize("kind", ["env", "train"])
+def test_bench_writes_only_into_out(kind):
+    from jaxarc.cli.main import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["bench", kind]).out is None  # old default: benchmarks/results
+    assert str(parser.parse_args(["bench", kind, "--out", "d"]).out) == "d"
+
+
+# -- item 22: a fetched dataset is found by jaxarc.make and its Gymnasium id -----------------
+
+
+def _fetch_miniarc_from_a_local_archive(tmp_path, miniarc_dir):
+    """``jaxarc data fetch miniarc --url file://...``: the real fetch, from a local zip."""
+    import zipfile
+
+    archive = tmp_path / "miniarc.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted(miniarc_dir.rglob("*.json")):
+            zf.write(path, f"MINI-ARC-master/{path.relative_to(miniarc_dir).as_posix()}")
+    assert main(["data", "fetch", "miniarc", "--url", archive.as_uri()]) == 0
+
+
+def test_make_finds_a_fetched_dataset_without_data_dir(workdir, miniarc_dir, capsys):
+    import gymnasium
+
+    import jaxarc
+    import jaxarc.gym  # noqa: F401  (registers the Gymnasium ids)
+
+    with pytest.raises(TypeError, match="jaxarc data fetch miniarc"):
+        jaxarc.make("MiniARC")
+    _fetch_miniarc_from_a_local_archive(workdir, miniarc_dir)
+    env, _ = jaxarc.make("MiniARC")  # old: TypeError, "'MiniARC' needs data_dir="
+    assert env.task_source.num_tasks == 149 and env.task_source.canvas_shape == (5, 5)
+    eval_env, _ = jaxarc.make("MiniARC-eval")
+    assert eval_env.config.environment.episode_mode == "eval"
+    # item 1 through gymnasium.make: a damaged cache entry is rebuilt, with a warning
+    (entry,) = (workdir / "cache" / "banks").glob("*.npz")
+    entry.write_bytes(entry.read_bytes()[:100])
+    with pytest.warns(UserWarning, match="damaged task-bank cache entry"):
+        gym_env = gymnasium.make("jaxarc/MiniARC-v0")
+    obs, _ = gym_env.reset(seed=0)
+    assert obs["grid"].shape == (5, 5)
+    gym_env.close()
+
+
+# -- item 23: `jaxarc eval` takes every source training takes (gen/...) ----------------------
+
+
+def test_eval_accepts_a_generated_source(workdir, capsys):
+    import jax
+
+    from jaxarc.agents import TrainConfig, make_train
+    from jaxarc.agents.model.policy import PolicyConfig
+    from jaxarc.agents.run.checkpoint import save_checkpoint
+
+    small = PolicyConfig(channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8)
+    config = TrainConfig(
+        batch_tasks=2, group_size=2, rollout_steps=1, eval_tasks=3, policy=small
+    )  # source gen/easy, the default
+    init, _ = make_train(config)
+    save_checkpoint(workdir / "run" / "checkpoints", 0, init(jax.random.key(0)), config)
+    argv = ["eval", "--checkpoint", "run", "--source", "gen/easy", "--attempts", "1"]
+    argv += ["--batch-size", "4", "--no-compile-cache", "--out", "eval.json"]
+    assert main(argv) == 0, capsys.readouterr().err  # old: "use load_source(), not load_bank()"
+    report = json.loads((workdir / "eval.json").read_text())
+    assert report["source"] == "gen/easy" and report["num_tasks"] == 3
+    assert [t["task_id"] for t in report["tasks"]] == ["gen/easy#0", "gen/easy#1", "gen/easy#2"]
+    assert "gen/easy: solved" in capsys.readouterr().out
+
+
+def test_render_draws_a_generated_task(workdir, capsys):
+    """A sibling of item 23: render takes generated sources (ids as `jaxarc eval` names them)."""
+    assert main(["render", "gen/easy#1", "--source", "gen/easy", "--format", "ansi"]) == 0
+    assert "gen/easy#1 demo 0 input" in capsys.readouterr().out
