@@ -20,12 +20,15 @@ import pytest
 
 from jaxarc.agents.run.checkpoint import (
     CheckpointError,
+    CheckpointWarning,
     config_from_dict,
     config_to_dict,
     latest_checkpoint,
+    latest_intact_checkpoint,
     list_checkpoints,
     load_checkpoint,
     save_checkpoint,
+    verify_checkpoint,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -208,3 +211,29 @@ def test_corrupted_or_mismatched_checkpoint_is_a_clear_error(tmp_path: Path) -> 
     (path / "config.json").unlink()
     with pytest.raises(CheckpointError, match="config.json missing"):
         load_checkpoint(path, state)
+
+
+@pytest.mark.parametrize("damage", ["truncate_state", "truncate_meta", "garble_config"])
+def test_resume_falls_back_to_the_newest_intact_checkpoint(tmp_path: Path, damage: str) -> None:
+    state, optimizer = _make_state(0)
+    states = {}
+    for update in (1, 2, 3):
+        state = _train_one(state, optimizer)
+        states[update] = state
+        save_checkpoint(tmp_path, update, state, _Config())
+    newest = tmp_path / "update_00000003"
+    if damage == "truncate_state":
+        os.truncate(newest / "state.eqx", 100)
+    elif damage == "truncate_meta":
+        os.truncate(newest / "meta.json", 10)
+    else:
+        (newest / "config.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="update_00000003"):
+        verify_checkpoint(newest)
+    verify_checkpoint(tmp_path / "update_00000002")  # intact: no error
+    with pytest.warns(CheckpointWarning, match=r"update_00000003.*falling back"):
+        intact = latest_intact_checkpoint(tmp_path)
+    assert intact is not None and intact.name == "update_00000002"
+    assert _leaves_equal(load_checkpoint(intact, state).state, states[2])
+    with pytest.raises(CheckpointError, match="update_00000003"):
+        load_checkpoint(newest, state)  # also never a raw JSON/EOF error

@@ -419,3 +419,184 @@ def test_cli_builds_the_config_from_preset_and_flags(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["train", "--selection-format", "polygon", "--dry-run"])
     assert "invalid choice: 'polygon'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- issue 11: bad flags, NaN
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--lr", "inf"], "lr must be finite"),
+        (["--lr", "nan"], "lr must be finite"),
+        (["--max-grad-norm", "inf"], "max_grad_norm must be finite"),
+        (["--warmup-updates", "-5"], "warmup_updates must be >= 0"),
+        (["--eval-every", "-3"], "--eval-every"),
+        (["--similarity-weight", "inf"], "similarity_weight must be finite"),
+        (["--grpo-beta", "nan"], "beta must be finite"),
+    ],
+)
+def test_bad_training_flags_are_refused_with_one_line(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--preset", "quick", *flags, "--dry-run"])
+    assert exit_info.value.code != 0
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_train_config_refuses_non_finite_and_negative_values() -> None:
+    with pytest.raises(ValueError, match="lr must be finite"):
+        TrainConfig(lr=float("inf"))
+    with pytest.raises(ValueError, match="warmup_updates must be >= 0"):
+        TrainConfig(warmup_updates=-5)
+    with pytest.raises(ValueError, match="eps_high must be finite"):
+        GRPOConfig(eps_high=float("inf"))
+
+
+def _poison_after(make_train_once, update_index: int):
+    """``make_train`` whose update ``update_index`` returns NaN weights with a finite loss (the
+    loss is computed before the weights change, as in a real blow-up)."""
+
+    def make_train_poisoned(config, mesh=None):
+        init, update = make_train_once(config, mesh)
+
+        def update_then_poison(state):
+            state, metrics = update(state)
+            if int(state.update_index) == update_index:
+                poisoned = jax.tree.map(
+                    lambda x: jnp.full_like(x, jnp.nan),
+                    eqx.filter(state.policy, eqx.is_inexact_array),
+                )
+                state = eqx.tree_at(lambda s: s.policy, state, eqx.combine(poisoned, state.policy))
+            return state, metrics
+
+        return init, update_then_poison
+
+    return make_train_poisoned
+
+
+@pytest.mark.parametrize("poisoned_update", [2, 4])  # 4 is the final update
+def test_non_finite_parameters_are_never_checkpointed(
+    tmp_path: Path, tiny_train, optax_promotion, poisoned_update: int
+) -> None:
+    config, make_train_once = tiny_train
+    options = RunOptions(run_dir=tmp_path, checkpoint_every=1, eval_every=None)
+    with pytest.raises(NonFiniteLossError, match=f"update {poisoned_update}: non-finite") as err:
+        run_training(config, options, make_train=_poison_after(make_train_once, poisoned_update))
+    good = f"update_{poisoned_update - 1:08d}"
+    assert good in str(err.value)
+    assert list_checkpoints(options.checkpoint_root)[-1].name == good
+    like = make_train_once(config, None)[0](jax.random.key(0))
+    for path in list_checkpoints(options.checkpoint_root):
+        meta = json.loads((path / "meta.json").read_text())
+        assert meta["run_options"] == options.saved_settings()  # a plain --resume keeps them
+        leaves = jax.tree.leaves(
+            eqx.filter(load_checkpoint(path, like).state, eqx.is_inexact_array)
+        )
+        assert all(np.isfinite(np.asarray(x)).all() for x in leaves)
+
+
+def _saved_run(tmp_path: Path, config: TrainConfig, run_options: dict) -> Path:
+    """A run directory holding one checkpoint of ``config`` with saved run settings."""
+    from jaxarc.agents.run.checkpoint import save_checkpoint
+
+    state = {"weights": jnp.zeros(3)}
+    save_checkpoint(
+        tmp_path / "checkpoints", 1, state, config, extra_meta={"run_options": run_options}
+    )
+    return tmp_path
+
+
+def test_plain_resume_keeps_the_saved_cadence_and_flags_override_it(tmp_path: Path) -> None:
+    from jaxarc.cli.main import build_parser
+    from jaxarc.cli.train import RUN_SETTING_DEFAULTS, resolve_run_settings
+
+    saved = {"checkpoint_every": 1, "keep_checkpoints": 2, "eval_every": None}
+    run_dir = _saved_run(tmp_path, TrainConfig.preset("quick"), saved)
+    checkpoint = run_dir / "checkpoints" / "update_00000001"
+    parser = build_parser()
+    plain = parser.parse_args(["train", "--run-dir", str(run_dir), "--resume"])
+    assert resolve_run_settings(plain, checkpoint) == saved
+    given = parser.parse_args(["train", "--resume", "--eval-every", "5", "--checkpoint-every", "7"])
+    assert resolve_run_settings(given, checkpoint) == {
+        "checkpoint_every": 7,
+        "keep_checkpoints": 2,
+        "eval_every": 5,
+    }
+    fresh = parser.parse_args(["train", "--eval-every", "0"])
+    assert resolve_run_settings(fresh, None) == {**RUN_SETTING_DEFAULTS, "eval_every": None}
+
+
+def test_resume_with_a_shape_changing_flag_is_a_one_line_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = _saved_run(tmp_path, TrainConfig.preset("quick"), {})
+    argv = ["train", "--run-dir", str(run_dir), "--resume", "--dry-run"]
+    assert main([*argv, "--policy-channels", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--policy-channels" in err and "Traceback" not in err
+    assert main([*argv, "--num-updates", "9"]) == 0  # extending a run is fine
+
+
+def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps(_TRAIN_TASKS))
+    run_dir = tmp_path / "run"
+    saves = []
+    real_save = np.save
+
+    def save_until_the_disk_is_full(f, array, *args, **kwargs):
+        # the first checkpoint fits; the disk fills up during the second
+        if any(".tmp-update_00000002" in str(p) for p in (getattr(f, "name", ""),)):
+            raise OSError(28, "No space left on device")
+        saves.append(1)
+        real_save(f, array, *args, **kwargs)
+
+    monkeypatch.setattr(np, "save", save_until_the_disk_is_full)
+    argv = [
+        "train", "--run-dir", str(run_dir), "--source", str(tasks), "--canvas", "30",
+        "--batch-tasks", "2", "--group-size", "2", "--rollout-steps", "2", "--num-updates", "3",
+        "--eval-tasks", "2", "--grpo-epochs", "1", "--grpo-minibatches", "1",
+        "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
+        "--policy-context-size", "8", "--policy-head-hidden", "8",
+        "--checkpoint-every", "1", "--eval-every", "0", "--keep-checkpoints", "5",
+        "--no-progress", "--no-tensorboard", "--no-compile-cache",
+    ]  # fmt: skip
+    with jax.numpy_dtype_promotion("standard"):
+        assert main(argv) == 1
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("jaxarc: error")]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    assert "No space left on device" in errors[0] and "checkpoints are untouched" in errors[0]
+    assert [p.name for p in list_checkpoints(run_dir / "checkpoints")] == ["update_00000001"]
+    assert not [p for p in (run_dir / "checkpoints").iterdir() if p.name.startswith(".")]
+    meta = json.loads((run_dir / "checkpoints" / "update_00000001" / "meta.json").read_text())
+    assert meta["run_options"] == {"checkpoint_every": 1, "keep_checkpoints": 5, "eval_every": None}
+
+
+def test_resume_past_a_damaged_checkpoint_logs_what_an_uninterrupted_run_logs(
+    tmp_path: Path, tiny_train, optax_promotion
+) -> None:
+    import os
+
+    from jaxarc.agents.run.checkpoint import CheckpointWarning
+
+    config, make_train_once = tiny_train
+    straight = RunOptions(run_dir=tmp_path / "straight", checkpoint_every=4, eval_every=None)
+    run_training(config, straight, make_train=make_train_once)
+    options = RunOptions(run_dir=tmp_path / "damaged", checkpoint_every=1, eval_every=None)
+    with pytest.raises(_Interrupt):
+        run_training(config, options, make_train=make_train_once, on_record=_interrupt_after(3))
+    os.truncate(options.checkpoint_root / "update_00000003" / "state.eqx", 1000)
+    with pytest.warns(CheckpointWarning, match=r"update_00000003.*sha256"):
+        resumed = run_training(
+            config, dataclasses.replace(options, resume=True), make_train=make_train_once
+        )
+    first = [deterministic_part(r) for r in read_metrics(straight.metrics_path)]
+    second = [deterministic_part(r) for r in read_metrics(options.metrics_path)]
+    assert [r["update"] for r in second] == [1, 2, 3, 4] and first == second
+    assert resumed.last_checkpoint == options.checkpoint_root / "update_00000004"

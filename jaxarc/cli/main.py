@@ -34,6 +34,12 @@ class CLIError(Exception):
     """A user error: printed as ``jaxarc: error: ...`` with exit code 2, no traceback."""
 
 
+def _version() -> str:
+    from jaxarc import __version__
+
+    return __version__
+
+
 class OneLineErrorParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (no usage block) ending in a --help hint."""
 
@@ -56,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="jaxarc", description="JAX-native ARC environments and GRPO training."
     )
+    parser.add_argument("--version", action="version", version=f"jaxarc {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_path in SUBCOMMANDS:

@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--format",
         choices=IMAGE_FORMATS,
         default=None,
-        help="png (task sheet), svg (one file per grid) or ansi (print); default from --out",
+        help="png or svg (one task sheet file) or ansi (printed; plain digits when piped or "
+        "with NO_COLOR set); default from --out",
     )
     render.add_argument("--cell-size", type=int, default=16, help="pixels per cell (default 16)")
     render.add_argument(
@@ -69,7 +70,13 @@ def _format_of(args: argparse.Namespace) -> str:
 def run_render(args: argparse.Namespace) -> int:
     from jaxarc.data import TaskBank, TaskFormatError, load_source
     from jaxarc.data.stacking import generated_bank
-    from jaxarc.render import render_task_sheet, save_png, to_ansi, to_svg
+    from jaxarc.render import (
+        render_task_sheet,
+        save_png,
+        task_entries,
+        task_sheet_svg,
+        to_terminal,
+    )
 
     if args.cell_size < 1:
         raise CLIError(f"--cell-size must be >= 1, got {args.cell_size}")
@@ -92,13 +99,16 @@ def run_render(args: argparse.Namespace) -> int:
     except KeyError as err:
         raise CLIError(f"{err.args[0]} in {args.source!r}") from None
 
-    if fmt == "ansi":
-        for kind, k, which, grid, shape in _task_grids(task, args.show_test_outputs):
-            print(f"{args.task_id} {kind} {k} {which}")
-            print(to_ansi(grid, shape=shape))
+    if fmt == "ansi":  # colour only on a terminal and without NO_COLOR
+        for entry_in, entry_out in task_entries(task, args.show_test_outputs):
+            for entry in (entry_in, entry_out):
+                if entry is not None:
+                    print(f"{args.task_id} {entry.kind} {entry.pair} {entry.size_label}")
+                    print(to_terminal(entry.grid, stream=sys.stdout))
         return 0
 
     out = Path(args.out or f"{stem}.{fmt}")
+    out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "png":
         sheet = render_task_sheet(
             task, args.task_id, cell_size=args.cell_size, show_test_outputs=args.show_test_outputs
@@ -106,25 +116,12 @@ def run_render(args: argparse.Namespace) -> int:
         save_png(sheet, out)
         print(f"wrote {out} ({sheet.shape[1]}x{sheet.shape[0]} px)")
         return 0
-    out.parent.mkdir(parents=True, exist_ok=True)  # svg: one file per grid, named after --out
-    written = []
-    for kind, k, which, grid, shape in _task_grids(task, args.show_test_outputs):
-        path = out.with_name(f"{out.stem}_{kind}{k}_{which}.svg")
-        path.write_text(to_svg(grid, args.cell_size, shape=shape), encoding="utf-8")
-        written.append(path)
-    print(f"wrote {len(written)} SVG files: {written[0]} ... {written[-1]}")
+    svg = task_sheet_svg(
+        task, args.task_id, cell_size=args.cell_size, show_test_outputs=args.show_test_outputs
+    )
+    out.write_text(svg, encoding="utf-8")
+    print(f"wrote {out} (one SVG task sheet)")
     return 0
-
-
-def _task_grids(task, show_test_outputs: bool):
-    """``(kind, pair, "input"|"output", grid, shape)`` for every grid of a task to draw."""
-    for k in range(int(task.num_demos)):
-        yield "demo", k, "input", task.demo_inputs[k], task.demo_input_shapes[k]
-        yield "demo", k, "output", task.demo_outputs[k], task.demo_output_shapes[k]
-    for k in range(int(task.num_tests)):
-        yield "test", k, "input", task.test_inputs[k], task.test_input_shapes[k]
-        if show_test_outputs and bool(task.test_scored[k]):
-            yield "test", k, "output", task.test_outputs[k], task.test_output_shapes[k]
 
 
 def run_replay(args: argparse.Namespace) -> int:

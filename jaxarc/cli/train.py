@@ -7,8 +7,10 @@ see :mod:`jaxarc.cli.dataclass_flags`); ``--preset`` picks the base the flags ov
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,14 @@ from jaxarc.cli.main import CLIError
 PRESETS = ("quick", "default")
 # fields that may differ from a resumed run's saved config without changing its results
 _RESUMABLE_CHANGES = frozenset({("num_updates",)})
+# fields whose change makes the saved train state unloadable (array shapes, action heads)
+_SHAPE_FIELDS = frozenset({"policy", "canvas", "selection_format", "allowed_operations"})
+# run settings saved in every checkpoint (a plain --resume keeps them) and their defaults
+RUN_SETTING_DEFAULTS: dict[str, int | None] = {
+    "checkpoint_every": 50,
+    "keep_checkpoints": 3,
+    "eval_every": 25,
+}
 
 
 def _train_config_class() -> type:
@@ -76,6 +86,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0 (0 disables), got {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     train = subparsers.add_parser(
         "train",
@@ -86,15 +106,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--preset", choices=PRESETS, default=None, help="base config")
     train.add_argument("--run-dir", type=Path, default=Path("runs/train"), help="output dir")
     train.add_argument("--resume", action="store_true", help="continue from newest checkpoint")
-    train.add_argument("--checkpoint-every", type=_positive_int, default=50, metavar="N")
-    train.add_argument("--keep-checkpoints", type=_positive_int, default=3, metavar="N")
+    train.add_argument(
+        "--checkpoint-every",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="default 50 (with --resume: the resumed run's setting)",
+    )
+    train.add_argument(
+        "--keep-checkpoints",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="default 3 (with --resume: the resumed run's setting)",
+    )
     train.add_argument(
         "--eval-every",
-        type=int,
-        default=25,
+        type=_non_negative_int,
+        default=None,
         metavar="N",
         help="held-out success rate (eval_tasks fresh episodes) every N updates and at the "
-        "end; 0 disables (default 25)",
+        "end; 0 disables (default 25; with --resume: the resumed run's setting)",
     )
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.add_argument("--no-tensorboard", action="store_true", help="never write TensorBoard")
@@ -153,14 +185,19 @@ def resolve_train_config(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> tuple[Any, Path | None]:
     """The run's config (preset or resumed config, then flags) and the checkpoint to resume."""
-    from jaxarc.agents.run.checkpoint import CheckpointError, config_from_dict, latest_checkpoint
+    from jaxarc.agents.run.checkpoint import (
+        CheckpointError,
+        config_from_dict,
+        latest_intact_checkpoint,
+    )
 
     cls = _train_config_class()
     try:
         overrides = overrides_from_args(args, specs)
     except ValueError as err:
         parser.error(str(err))
-    resume_from = latest_checkpoint(args.run_dir / "checkpoints") if args.resume else None
+    # a damaged newest checkpoint is skipped with a warning (the run uses the same one)
+    resume_from = latest_intact_checkpoint(args.run_dir / "checkpoints") if args.resume else None
     if resume_from is not None:
         if args.preset is not None:
             parser.error("--preset cannot be combined with --resume (the run's config is used)")
@@ -169,6 +206,13 @@ def resolve_train_config(
         except (CheckpointError, TypeError, ValueError) as err:
             raise CLIError(f"cannot read the config of {resume_from}: {err}") from None
         changed = sorted(set(overrides) - _RESUMABLE_CHANGES)
+        reshaped = [path for path in changed if path[0] in _SHAPE_FIELDS]
+        if reshaped:
+            names = ", ".join("--" + "-".join(path).replace("_", "-") for path in reshaped)
+            raise CLIError(
+                f"--resume cannot change {names}: the checkpoints of {args.run_dir} hold a "
+                "model of the saved shape; start a new run (another --run-dir) instead"
+            )
         if changed:
             names = ", ".join(".".join(path) for path in changed)
             print(f"warning: resuming with changed config fields: {names}", file=sys.stderr)
@@ -178,6 +222,45 @@ def resolve_train_config(
         return apply_overrides(base, overrides), resume_from
     except (TypeError, ValueError) as err:
         parser.error(f"invalid training config: {err}")
+
+
+def resolve_run_settings(
+    args: argparse.Namespace, resume_from: Path | None
+) -> dict[str, int | None]:
+    """``checkpoint_every``, ``keep_checkpoints`` and ``eval_every`` (None: off): the flags
+    given, else the resumed checkpoint's saved settings, else the defaults."""
+    from jaxarc.agents.run.checkpoint import verify_checkpoint
+
+    saved = {}
+    if resume_from is not None:
+        saved = verify_checkpoint(resume_from).get("run_options") or {}
+    settings = {}
+    for name, default in RUN_SETTING_DEFAULTS.items():
+        given = getattr(args, name)
+        if given is not None:
+            settings[name] = None if name == "eval_every" and given == 0 else given
+        else:
+            settings[name] = saved.get(name, default)
+    return settings
+
+
+@contextlib.contextmanager
+def _one_line_warnings():
+    """Checkpoint warnings printed as ``jaxarc: warning: ...`` (one line, no source line)."""
+
+    from jaxarc.agents.run.checkpoint import CheckpointWarning
+
+    default_show = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, CheckpointWarning):
+            print(f"jaxarc: warning: {message}", file=sys.stderr)
+        else:
+            default_show(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 def check_task_source(config: Any) -> None:
@@ -196,11 +279,24 @@ def check_task_source(config: Any) -> None:
 def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
+    with _one_line_warnings():
+        return _run_train(args, specs, parser)
+
+
+def _run_train(
+    args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
+) -> int:
     if not specs:
         raise CLIError("the trainer (jaxarc.agents.grpo.config) is not available in this install")
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
+    from jaxarc.agents.run.checkpoint import CheckpointError, CheckpointWarning
+
+    try:
+        settings = resolve_run_settings(args, resume_from)
+    except CheckpointError as err:
+        raise CLIError(f"cannot read the run settings of {resume_from}: {err}") from None
     check_task_source(config)  # the run would fail at start: say so before, dry run or not
     if not args.resume:  # ... as it would on a run directory that already holds checkpoints
         from jaxarc.agents.run.checkpoint import latest_checkpoint
@@ -224,17 +320,20 @@ def run_train(
     options = RunOptions(
         run_dir=args.run_dir,
         resume=args.resume,
-        checkpoint_every=args.checkpoint_every,
-        keep_checkpoints=args.keep_checkpoints,
         progress=not args.no_progress,
         profile_dir=args.profile,
         tensorboard=not args.no_tensorboard,
-        eval_every=args.eval_every if args.eval_every > 0 else None,
+        **settings,
     )
     try:
-        result = run_training(config, options)
+        with warnings.catch_warnings():  # already reported while resolving the config
+            warnings.simplefilter("ignore", CheckpointWarning)
+            result = run_training(config, options)
     except FileExistsError as err:
         raise CLIError(str(err)) from None
+    except CheckpointError as err:  # a full disk during a save, a model that does not fit
+        print(f"jaxarc: error: {err}", file=sys.stderr)
+        return 1
     except NonFiniteLossError as err:
         print(f"jaxarc: error: {err}", file=sys.stderr)
         return 1
@@ -268,7 +367,9 @@ def run_eval(args: argparse.Namespace) -> int:
     out = args.out or args.checkpoint / f"eval_{args.source.replace('/', '_')}.json"
     if primary:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2))
+        from jaxarc.agents.run.checkpoint import write_text_atomic
+
+        write_text_atomic(out, json.dumps(report, indent=2))  # a full disk keeps the old one
         print(
             f"{args.source}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
             f"(pass@{args.attempts} = {report['solve_rate']:.3f}); "

@@ -13,6 +13,7 @@ from typing import Literal
 
 import equinox as eqx
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, Float
 
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, operation_id
@@ -23,6 +24,11 @@ EpisodeContextMode = Literal["every_step", "at_reset"]
 EPISODE_CONTEXT_MODES: tuple[str, ...] = ("every_step", "at_reset")
 SELECTION_FORMATS: tuple[str, ...] = ("point", "bbox", "mask")
 EPISODE_MODES: tuple[str, ...] = ("train", "eval")
+
+
+def _is_int(value: object) -> bool:
+    """A Python or NumPy integer (not a bool, not a float like 2.5 or a string like "3")."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
 
 
 def _require(condition: bool, message: str) -> None:
@@ -62,7 +68,7 @@ class EnvironmentConfig:
             f"episode_context must be one of {EPISODE_CONTEXT_MODES}, got {self.episode_context!r}",
         )
         _require(
-            isinstance(self.max_episode_steps, int) and self.max_episode_steps >= 1,
+            _is_int(self.max_episode_steps) and self.max_episode_steps >= 1,
             f"max_episode_steps must be a positive int, got {self.max_episode_steps!r}",
         )
         _require(
@@ -82,7 +88,7 @@ class UnifiedDatasetConfig:
         for name in ("max_grid_height", "max_grid_width"):
             value = getattr(self, name)
             _require(
-                isinstance(value, int) and 1 <= value <= 32,
+                _is_int(value) and 1 <= value <= 32,
                 f"{name} must be an int in 1..32 (rows are bit-packed in 32-bit words), "
                 f"got {value!r}",
             )
@@ -114,6 +120,11 @@ class UnifiedActionConfig:
         if isinstance(self.allowed_operations, str | int):  # one operation, not a sequence
             object.__setattr__(self, "allowed_operations", (self.allowed_operations,))
         if self.allowed_operations is not None:
+            _require(
+                all(isinstance(op, str) or _is_int(op) for op in self.allowed_operations),
+                f"allowed_operations must hold integer operation ids or names, got "
+                f"{self.allowed_operations!r}",
+            )
             ops = tuple(
                 operation_id(op) if isinstance(op, str) else int(op)
                 for op in self.allowed_operations

@@ -34,6 +34,7 @@ from jaxarc.envs.episode import (
     similarity_and_match,
 )
 from jaxarc.envs.errors import JAXErrorHandler
+from jaxarc.envs.integers import check_integers
 from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.types import (
     CONTEXT_FIELDS,
@@ -84,6 +85,9 @@ def _check_indices(
 ) -> None:
     """Range checks of concrete (host) task/pair indices; traced ones are checked in-graph
     when ``config.environment.validate`` is on."""
+    for name, value in (("task_index", task_index), ("pair_index", pair_index)):
+        if value is not None:
+            check_integers(value, name)
     if not isinstance(source, TaskBank):
         return
     concrete = [x is None or not isinstance(x, jax.core.Tracer) for x in (task_index, pair_index)]
@@ -241,9 +245,25 @@ def reset_state(
     # jax.random.bits): the one PRNG call of reset gives the episode's key, the task
     # source's key and the two draws (a bank's task, the pair).
     draws = jax.random.key_data(draw_key).reshape(-1)
+    # The index rule (docs/environment.md): -1 samples; any other index must be in range.
+    # Validation on: anything else is an error. Validation off: an index past the end plays
+    # the last task/pair, and one below -1 samples like -1.
+    validate = config.environment.validate
+    if validate:
+        task_index = eqx.error_if(
+            task_index, task_index < -1, "task_index below -1 (only -1 samples a task)"
+        )
+        pair_index = eqx.error_if(
+            pair_index, pair_index < -1, "pair_index below -1 (only -1 samples a pair)"
+        )
     if isinstance(source, TaskBank):  # (the bank's own sample_task draws with randint)
+        if validate:
+            task_index = eqx.error_if(
+                task_index, task_index >= source.num_tasks, "task_index beyond the task bank"
+            )
         sampled_task = _uniform_below(draws[0], jnp.int32(source.num_tasks))
-        task_index = jnp.where(task_index >= 0, task_index, sampled_task)
+        last_task = jnp.int32(source.num_tasks - 1)
+        task_index = jnp.where(task_index >= 0, jnp.minimum(task_index, last_task), sampled_task)
         task = source.task(task_index)
     elif pool is not None:
         pool_size = jax.tree.leaves(pool)[0].shape[0]
@@ -253,16 +273,14 @@ def reset_state(
     else:
         task, task_index = source.sample_task(task_key, task_index)
     num_pairs = num_episode_pairs(task, mode)
-    sampled_pair = _uniform_below(draws[1], num_pairs)
-    pair_index = jnp.where(pair_index >= 0, pair_index, sampled_pair).astype(jnp.int32)
-    if config.environment.validate:  # concrete indices are also checked before tracing
-        if isinstance(source, TaskBank):
-            task_index = eqx.error_if(
-                task_index, task_index >= source.num_tasks, "task_index beyond the task bank"
-            )
+    if validate:  # concrete indices are also checked before tracing
         pair_index = eqx.error_if(
             pair_index, pair_index >= num_pairs, f"pair_index beyond the task's {mode} pairs"
         )
+    sampled_pair = _uniform_below(draws[1], num_pairs)
+    last_pair = jnp.maximum(num_pairs - 1, 0)
+    pair_index = jnp.where(pair_index >= 0, jnp.minimum(pair_index, last_pair), sampled_pair)
+    pair_index = pair_index.astype(jnp.int32)
     pair = episode_pair(task, pair_index, mode)
 
     grid = pair.input_grid
@@ -352,6 +370,8 @@ def step_one(
     if config.environment.validate:
         action = JAXErrorHandler.validate_action(action, config)
         state = JAXErrorHandler.validate_state_consistency(state)
+    # the step and the history see the same, in-range action (see structured_actions)
+    action = action.normalized(canvas)
     source = state.source if source is None else source
     task = source.episode_task(state.episode_store, state.task_index)
     pair = episode_pair(task, state.pair_index, mode)

@@ -8,6 +8,7 @@ re-attaches the source you pass, after checking it fits the header.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -25,6 +26,30 @@ from jaxarc.envs.types import ArcState, SourceRef
 
 FORMAT_VERSION = 1
 _HEADER = "__header__"
+_FINGERPRINTS: dict[int, tuple[AbstractTaskSource, str]] = {}
+
+
+def source_fingerprint(source: AbstractTaskSource) -> str:
+    """A SHA-256 of what a saved state depends on in ``source``: for a bank its task ids and
+    every array (two banks with the same tasks match, whatever their names); for another
+    source its class and name. Remembered per source object (a bank is hashed once)."""
+    cached = _FINGERPRINTS.get(id(source))
+    if cached is not None and cached[0] is source:
+        return cached[1]
+    digest = hashlib.sha256()
+    if isinstance(source, TaskBank):
+        digest.update(json.dumps(list(source.task_ids)).encode())
+        for leaf in jax.tree.leaves(source):
+            array = np.asarray(leaf)
+            digest.update(f"{array.dtype}{array.shape}".encode())
+            digest.update(np.ascontiguousarray(array).tobytes())
+    else:
+        digest.update(f"{type(source).__qualname__}:{getattr(source, 'name', '')}".encode())
+    if len(_FINGERPRINTS) > 64:
+        _FINGERPRINTS.clear()
+    fingerprint = digest.hexdigest()
+    _FINGERPRINTS[id(source)] = (source, fingerprint)
+    return fingerprint
 
 
 def _leaf_name(path: tuple) -> str:
@@ -48,6 +73,7 @@ def _header(state: ArcState, config: JaxArcConfig) -> dict:
         "episode_mode": config.environment.episode_mode,
         "source_name": getattr(source, "name", type(source).__name__),
         "num_tasks": source.num_tasks if isinstance(source, TaskBank) else None,
+        "source_fingerprint": source_fingerprint(source),
     }
 
 
@@ -88,6 +114,15 @@ def load_state(
                     f"{path}: saved with {field}={header.get(field)!r}, "
                     f"but the config has {field}={value!r}"
                 )
+        saved_fingerprint = header.get("source_fingerprint")
+        if saved_fingerprint is not None and saved_fingerprint != source_fingerprint(source):
+            given = getattr(source, "name", type(source).__name__)
+            raise ValueError(
+                f"{path} belongs to the source {header.get('source_name')!r}, but the given "
+                f"source {given!r} holds other tasks (fingerprint "
+                f"{source_fingerprint(source)[:12]} != saved {saved_fingerprint[:12]}); "
+                "load it with the source it was saved on"
+            )
         if isinstance(source, TaskBank) and header["num_tasks"] not in (None, source.num_tasks):
             raise ValueError(
                 f"{path}: saved over a source of {header['num_tasks']} tasks "

@@ -4,6 +4,9 @@ Every action is an equinox module of int32 scalars (a batch is the same module w
 leading axis on every field), so actions pass through ``jit``, ``vmap`` and ``lax.scan``.
 ``to_selection_mask`` turns one action into a boolean mask over the canvas; coordinates
 outside the canvas select nothing there (they are rejected only in validation mode).
+The step first ``normalized``-s every action (unknown operation ids become the no-op -1,
+coordinates are clipped to ``-1..size``, selecting the same cells), so the step and the
+history see the same action and a replay never shows an action that was not taken.
 
 Each format also defines its row in the episode's action history, in the cheapest form:
 point ``(op, row, col)`` and bbox ``(op, r1, c1, r2, c2)`` as int8, mask as the operation
@@ -19,13 +22,25 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int32, UInt8
 
+from jaxarc.envs.integers import check_integers
+from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
-def _as_int32(x) -> Array:
-    return jnp.asarray(x, dtype=jnp.int32)
+
+def _int32(name: str):
+    """An int32 field; Python/NumPy values that are not int32-range integers are refused."""
+    return eqx.field(converter=lambda x: jnp.asarray(check_integers(x, name), dtype=jnp.int32))
 
 
-def _int32():
-    return eqx.field(converter=_as_int32)
+def known_operation(operation: Int32[Array, "*batch"]) -> Int32[Array, "*batch"]:
+    """``operation`` if it is an operation id (``0..NUM_OPERATIONS - 1``), else -1 (no-op)."""
+    operation = jnp.asarray(operation, jnp.int32)
+    return jnp.where((operation >= 0) & (operation < NUM_OPERATIONS), operation, jnp.int32(-1))
+
+
+def _on_canvas_or_just_off(coordinate: Int32[Array, "*batch"], size: int) -> Int32[Array, "*batch"]:
+    """``coordinate`` clipped to ``-1..size``: the same cells are selected (-1 and ``size``
+    select nothing, like any coordinate beyond them) and the value fits an int8 history."""
+    return jnp.clip(coordinate, -1, size)
 
 
 def _canvas_coordinates(
@@ -51,6 +66,12 @@ class AbstractAction(eqx.Module):
         """Whether every coordinate lies on the canvas."""
 
     @abc.abstractmethod
+    def normalized(self, grid_shape: tuple[int, int]) -> AbstractAction:
+        """The same action in canonical range: an unknown operation id becomes -1 (the no-op
+        it is) and coordinates are clipped to ``-1..size``, which selects the same cells.
+        The step applies and records this form, so the history holds what was taken."""
+
+    @abc.abstractmethod
     def to_history(self) -> Array:
         """This action's row in the episode history (see module docstring)."""
 
@@ -68,9 +89,9 @@ class AbstractAction(eqx.Module):
 class PointAction(AbstractAction):
     """Select the single cell ``(row, col)``."""
 
-    operation: Int32[Array, "*batch"] = _int32()
-    row: Int32[Array, "*batch"] = _int32()
-    col: Int32[Array, "*batch"] = _int32()
+    operation: Int32[Array, "*batch"] = _int32("operation")
+    row: Int32[Array, "*batch"] = _int32("row")
+    col: Int32[Array, "*batch"] = _int32("col")
 
     def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
         rows, cols = _canvas_coordinates(grid_shape)
@@ -79,6 +100,14 @@ class PointAction(AbstractAction):
     def in_bounds(self, grid_shape: tuple[int, int]) -> Bool[Array, ""]:
         height, width = grid_shape
         return (self.row >= 0) & (self.row < height) & (self.col >= 0) & (self.col < width)
+
+    def normalized(self, grid_shape: tuple[int, int]) -> PointAction:
+        height, width = grid_shape
+        return PointAction(
+            known_operation(self.operation),
+            _on_canvas_or_just_off(self.row, height),
+            _on_canvas_or_just_off(self.col, width),
+        )
 
     def to_history(self) -> Array:
         return jnp.stack([self.operation, self.row, self.col]).astype(jnp.int8)
@@ -96,11 +125,11 @@ class PointAction(AbstractAction):
 class BboxAction(AbstractAction):
     """Select the rectangle with corners ``(r1, c1)`` and ``(r2, c2)``: any order, inclusive."""
 
-    operation: Int32[Array, "*batch"] = _int32()
-    r1: Int32[Array, "*batch"] = _int32()
-    c1: Int32[Array, "*batch"] = _int32()
-    r2: Int32[Array, "*batch"] = _int32()
-    c2: Int32[Array, "*batch"] = _int32()
+    operation: Int32[Array, "*batch"] = _int32("operation")
+    r1: Int32[Array, "*batch"] = _int32("r1")
+    c1: Int32[Array, "*batch"] = _int32("c1")
+    r2: Int32[Array, "*batch"] = _int32("r2")
+    c2: Int32[Array, "*batch"] = _int32("c2")
 
     def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
         rows, cols = _canvas_coordinates(grid_shape)
@@ -113,6 +142,16 @@ class BboxAction(AbstractAction):
         rows_ok = (jnp.minimum(self.r1, self.r2) >= 0) & (jnp.maximum(self.r1, self.r2) < height)
         cols_ok = (jnp.minimum(self.c1, self.c2) >= 0) & (jnp.maximum(self.c1, self.c2) < width)
         return rows_ok & cols_ok
+
+    def normalized(self, grid_shape: tuple[int, int]) -> BboxAction:
+        height, width = grid_shape
+        return BboxAction(
+            known_operation(self.operation),
+            _on_canvas_or_just_off(self.r1, height),
+            _on_canvas_or_just_off(self.c1, width),
+            _on_canvas_or_just_off(self.r2, height),
+            _on_canvas_or_just_off(self.c2, width),
+        )
 
     def to_history(self) -> Array:
         return jnp.stack([self.operation, self.r1, self.c1, self.r2, self.c2]).astype(jnp.int8)
@@ -130,7 +169,7 @@ class BboxAction(AbstractAction):
 class MaskAction(AbstractAction):
     """Select an arbitrary set of cells: ``selection`` is a boolean ``(H, W)`` canvas mask."""
 
-    operation: Int32[Array, "*batch"] = _int32()
+    operation: Int32[Array, "*batch"] = _int32("operation")
     selection: Bool[Array, "*batch H W"] = eqx.field(
         converter=lambda x: jnp.asarray(x, dtype=jnp.bool_)
     )
@@ -146,6 +185,9 @@ class MaskAction(AbstractAction):
     def in_bounds(self, grid_shape: tuple[int, int]) -> Bool[Array, ""]:
         return jnp.asarray(tuple(self.selection.shape[-2:]) == tuple(grid_shape))
 
+    def normalized(self, grid_shape: tuple[int, int]) -> MaskAction:
+        return MaskAction(known_operation(self.operation), self.selection)
+
     def to_history(self) -> UInt8[Array, " n"]:
         packed = jnp.packbits(self.selection.reshape(-1))
         return jnp.concatenate([self.operation.astype(jnp.uint8)[None], packed])
@@ -160,7 +202,8 @@ class MaskAction(AbstractAction):
         cells = grid_shape[0] * grid_shape[1]
         bits = jnp.unpackbits(row[..., 1:], axis=-1, count=cells).astype(jnp.bool_)
         selection = bits.reshape(*row.shape[:-1], *grid_shape)
-        return cls(row[..., 0].astype(jnp.int32), selection)
+        # the no-op -1 is stored as the byte 255
+        return cls(known_operation(row[..., 0].astype(jnp.int32)), selection)
 
 
 ACTION_CLASSES: dict[str, type[AbstractAction]] = {

@@ -11,14 +11,17 @@ import numpy as np
 from jaxarc.data.bank import Task, TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
+from jaxarc.envs.integers import check_integers
 
 RENDER_MODES: tuple[str, ...] = ("rgb_array", "ansi")
+SINGLE_RENDER_MODES: tuple[str, ...] = ("rgb_array", "rgb_array_list", "ansi")
+"""The single environment also collects frames (``rgb_array_list``), as Gymnasium defines."""
 RESET_OPTION_KEYS: tuple[str, ...] = ("task_id", "task_index", "pair")
 
 
-def check_render_mode(render_mode: str | None) -> None:
+def check_render_mode(render_mode: str | None, modes: tuple[str, ...] = RENDER_MODES) -> None:
     """``ValueError`` for a render mode the adapters cannot draw (``"human"`` included)."""
-    if render_mode is None or render_mode in RENDER_MODES:
+    if render_mode is None or render_mode in modes:
         return
     if render_mode == "human":
         raise ValueError(
@@ -26,7 +29,7 @@ def check_render_mode(render_mode: str | None) -> None:
             "render_mode='rgb_array' (frames as uint8 arrays, e.g. for a video recorder) or "
             "'ansi' (coloured terminal text)."
         )
-    raise ValueError(f"unknown render_mode {render_mode!r}; supported: {RENDER_MODES}")
+    raise ValueError(f"unknown render_mode {render_mode!r}; supported: {modes}")
 
 
 def episode_length_option(episode_steps: int | None, options: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +104,9 @@ class JaxBackend:
             ids = options["task_id"]
             task = [self.task_index(i) for i in ids] if _is_list(ids) else self.task_index(ids)
         pair = options.get("pair", -1)
+        if "task_id" not in options:
+            check_integers(task, "options['task_index']")
+        check_integers(pair, "options['pair']")
         if batch is None:
             if _is_list(task) or _is_list(pair):
                 raise ValueError("a single environment takes one task_id/task_index/pair")

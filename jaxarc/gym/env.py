@@ -13,7 +13,7 @@ import numpy as np
 from jaxarc.envs.functional import arc_reset, arc_step
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, OPERATION_NAMES
 from jaxarc.gym.backend import (
-    RENDER_MODES,
+    SINGLE_RENDER_MODES,
     JaxBackend,
     check_render_mode,
     episode_length_option,
@@ -59,7 +59,7 @@ class ArcGymnasiumEnv(gymnasium.Env):
     nothing (reward 0) until ``reset``.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+    metadata = {"render_modes": list(SINGLE_RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -75,7 +75,7 @@ class ArcGymnasiumEnv(gymnasium.Env):
         fields: tuple[str, ...] | None = None,
         **options: Any,
     ):
-        check_render_mode(render_mode)
+        check_render_mode(render_mode, SINGLE_RENDER_MODES)
         action_format, fields = flat_options(flat, action_format, fields)
         options = episode_length_option(episode_steps, options)
         if jax_env is not None:
@@ -93,6 +93,7 @@ class ArcGymnasiumEnv(gymnasium.Env):
         self.action_space = self.codec.action_space(action_space(self.backend.config))
         self._state = None
         self._last_operation = -1
+        self._frames: list[np.ndarray] = []
 
     @property
     def config(self):
@@ -116,6 +117,8 @@ class ArcGymnasiumEnv(gymnasium.Env):
             self.backend.reward_params,
         )
         self._last_operation = -1
+        self._frames = []
+        self._collect_frame()
         host_obs, host_state = jax.device_get((obs, self._info_arrays(self._state)))
         return self.codec.observation(observation_to_numpy(host_obs)), self._info(host_state)
 
@@ -126,6 +129,7 @@ class ArcGymnasiumEnv(gymnasium.Env):
         structured = action_from_gymnasium(action, self.config)
         self._state, obs, reward, _, info = arc_step(self._state, structured, self.config)
         self._last_operation = int(np.asarray(action["operation"]))
+        self._collect_frame()
         host = jax.device_get((obs, reward, info, self._info_arrays(self._state)))
         host_obs, host_reward, host_info, host_state = host
         return (
@@ -157,23 +161,39 @@ class ArcGymnasiumEnv(gymnasium.Env):
             "step_count": int(host["step_count"]),
         }
 
+    def _frame(self) -> np.ndarray:
+        from jaxarc.render import draw_selection, render_rgb
+
+        grid, selection = np.asarray(self._state.grid), np.asarray(self._state.selection)
+        return draw_selection(render_rgb(grid, self.cell_size), selection, self.cell_size)
+
+    def _collect_frame(self) -> None:
+        if self.render_mode == "rgb_array_list":
+            self._frames.append(self._frame())
+
     def render(self):
-        """``rgb_array``: the working grid with the last selection outlined; ``ansi``: text."""
+        """``rgb_array``: the working grid with the last selection outlined;
+        ``rgb_array_list``: those frames since the last ``render()`` or ``reset()`` (the reset
+        frame first), emptied by each call; ``ansi``: text, coloured unless ``NO_COLOR`` is set.
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; returning None")
             return None
         if self._state is None:
             raise RuntimeError("call reset() before render()")
-        from jaxarc.render import draw_selection, render_rgb, to_ansi
+        from jaxarc.render import colour_enabled, to_ansi, to_text
 
-        grid, selection = np.asarray(self._state.grid), np.asarray(self._state.selection)
         if self.render_mode == "rgb_array":
-            image = render_rgb(grid, self.cell_size)
-            return draw_selection(image, selection, self.cell_size)
+            return self._frame()
+        if self.render_mode == "rgb_array_list":
+            frames, self._frames = self._frames, []
+            return frames
         op = self._last_operation
         name = OPERATION_NAMES[op] if 0 <= op < NUM_OPERATIONS else "-"
         header = f"step {int(self._state.step_count)}  last: {name}"
-        return header + "\n" + to_ansi(grid, shape=np.asarray(self._state.grid_shape)) + "\n"
+        shape = np.asarray(self._state.grid_shape)
+        draw = to_ansi if colour_enabled(stream=None) else to_text
+        return header + "\n" + draw(np.asarray(self._state.grid), shape=shape) + "\n"
 
 
 def make_gymnasium_env(env_name: str = "ARC-AGI-1", render_mode: str | None = None, **kwargs):

@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.integers import check_integers
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import CONTEXT_FIELDS, OBSERVATION_FIELDS
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
@@ -121,13 +122,15 @@ def action_from_gymnasium(action: Mapping, config: JaxArcConfig) -> AbstractActi
         raise ValueError(f"{fmt} action is missing key(s) {missing}; expected {ACTION_KEYS[fmt]}")
 
     def ints(key: str):
-        return jnp.asarray(np.asarray(action[key]), dtype=jnp.int32)
+        return jnp.asarray(check_integers(action[key], f"action[{key!r}]"), dtype=jnp.int32)
 
     if fmt == "point":
         return PointAction(ints("operation"), ints("row"), ints("col"))
     if fmt == "bbox":
         return BboxAction(ints("operation"), ints("r1"), ints("c1"), ints("r2"), ints("c2"))
     selection = np.asarray(action["selection"])
+    if selection.dtype.kind not in "biu" or not np.isin(selection, (0, 1)).all():
+        raise TypeError(f"mask action selection must hold booleans (or 0/1), got {selection.dtype}")
     canvas = config.dataset.canvas_shape
     if tuple(selection.shape[-2:]) != tuple(canvas):
         raise ValueError(

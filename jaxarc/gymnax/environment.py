@@ -87,10 +87,12 @@ class ArcEnvironment(environment.Environment):
         config: JaxArcConfig,
         task_source: AbstractTaskSource,
         name: str = "ARC",
+        reward: RewardParams | None = None,
         task_pool_size: int | None = None,
     ):
         super().__init__()
         self.config = config
+        self.default_reward = RewardParams() if reward is None else reward
         self.task_source = as_task_source(task_source)
         check_canvas(config, self.task_source)
         self._source_ref = SourceRef(self.task_source)
@@ -111,7 +113,10 @@ class ArcEnvironment(environment.Environment):
     @property
     def default_params(self) -> ArcEnvParams:
         if self._default_params is None:  # (the pool is generated once per environment)
-            params = ArcEnvParams(max_steps_in_episode=self.config.environment.max_episode_steps)
+            params = ArcEnvParams(
+                reward=self.default_reward,
+                max_steps_in_episode=self.config.environment.max_episode_steps,
+            )
             with jax.ensure_compile_time_eval():  # concrete even when first read under jit
                 self._default_params = self.refresh_task_pool(jax.random.key(0), params)
         return self._default_params
@@ -208,3 +213,7 @@ class ArcEnvironment(environment.Environment):
             f"ArcEnvironment({self._name}, format={action.selection_format}, "
             f"mode={env.episode_mode}, canvas={self.config.dataset.canvas_shape})"
         )
+
+
+# any use of the gymnax face makes gymnax.make know every name (gymnax is imported already)
+import jaxarc.gymnax.registration  # noqa: E402, F401

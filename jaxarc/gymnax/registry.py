@@ -97,8 +97,6 @@ def build_environment(
     source: AbstractTaskSource, name: str = "ARC", **options: Any
 ) -> tuple[ArcEnvironment, ArcEnvParams]:
     """An environment over ``source`` with :func:`make`'s options."""
-    import equinox as eqx
-
     from jaxarc.gymnax.environment import ArcEnvironment
 
     options = dict(options)
@@ -121,9 +119,8 @@ def build_environment(
         dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
         action=action,
     )
-    env = ArcEnvironment(config, source, name=name, task_pool_size=task_pool)
-    params = eqx.tree_at(lambda p: p.reward, env.default_params, reward)
-    return env, params
+    env = ArcEnvironment(config, source, name=name, reward=reward, task_pool_size=task_pool)
+    return env, env.default_params
 
 
 def _bundled_factory(name: str, source_name: str, mode: str) -> EnvFactory:

@@ -4,7 +4,7 @@ Everything here runs on the host with NumPy and Pillow (never inside compiled co
 accepts NumPy or JAX arrays.
 """
 
-from jaxarc.render.ansi import to_ansi, to_text
+from jaxarc.render.ansi import colour_enabled, to_ansi, to_terminal, to_text
 from jaxarc.render.episode import EpisodeRecord, episode_frames, replay_history, save_episode_gif
 from jaxarc.render.image_io import load_gif_frames, load_png, save_gif, save_png
 from jaxarc.render.palette import ARC_PALETTE, GRID_LINE_RGB, PADDING_RGB
@@ -17,8 +17,8 @@ from jaxarc.render.raster import (
     selection_outline,
     tile_images,
 )
-from jaxarc.render.sheet import render_task_sheet
-from jaxarc.render.svg import save_svg, to_svg
+from jaxarc.render.sheet import render_task_sheet, task_entries
+from jaxarc.render.svg import save_svg, task_sheet_svg, to_svg
 
 __all__ = [
     "ARC_PALETTE",
@@ -26,6 +26,7 @@ __all__ = [
     "PADDING_RGB",
     "SELECTION_RGB",
     "EpisodeRecord",
+    "colour_enabled",
     "crop_grid",
     "draw_selection",
     "episode_frames",
@@ -40,8 +41,11 @@ __all__ = [
     "save_png",
     "save_svg",
     "selection_outline",
+    "task_entries",
+    "task_sheet_svg",
     "tile_images",
     "to_ansi",
     "to_svg",
+    "to_terminal",
     "to_text",
 ]

@@ -1,6 +1,15 @@
-"""Grids as coloured terminal text (24-bit ANSI background colours, two spaces per cell)."""
+"""Grids as coloured terminal text (24-bit ANSI background colours, two spaces per cell).
+
+Colour follows the usual terminal conventions (:func:`colour_enabled`): none when the
+``NO_COLOR`` environment variable is set to anything non-empty (https://no-color.org), and
+none when the output is not a terminal (a pipe or a file), where plain digits are written.
+"""
 
 from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
 
 import numpy as np
 
@@ -35,3 +44,23 @@ def to_text(grid, *, shape=None) -> str:
     """``grid`` as plain digits (``.`` for ``-1``), for logs without colour support."""
     array = np.asarray(as_grid(grid) if shape is None else crop_grid(grid, shape))
     return "\n".join("".join("." if v < 0 else str(int(v)) for v in row) for row in array)
+
+
+def colour_enabled(stream: TextIO | None = sys.stdout) -> bool:
+    """Whether to write ANSI colours: not when ``NO_COLOR`` is set (non-empty), and, given a
+    ``stream``, only when it is a terminal (``stream=None`` skips the terminal check, for
+    text returned rather than written, e.g. Gymnasium's ``render_mode="ansi"``)."""
+    if os.environ.get("NO_COLOR", ""):
+        return False
+    if stream is None:
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def to_terminal(grid, *, shape=None, stream: TextIO | None = sys.stdout) -> str:
+    """``grid`` for ``stream``: :func:`to_ansi` colour blocks where
+    :func:`colour_enabled`, else :func:`to_text`."""
+    if colour_enabled(stream):
+        return to_ansi(grid, shape=shape)
+    return to_text(grid, shape=shape)

@@ -10,6 +10,7 @@ rollouts x ``rollout_steps`` T steps), the optimiser, the GRPO objective
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Literal
 
 from jaxarc.agents.model.policy import PolicyConfig
@@ -49,9 +50,34 @@ FLOOD_AND_SUBMIT: tuple[int, ...] = (*range(ops.FLOOD_0, ops.FLOOD_0 + 10), ops.
 
 
 def _positive(owner: str, **values: float) -> None:
+    _finite(owner, **values)
     for name, value in values.items():
         if not value > 0:
             raise ValueError(f"{owner}.{name} must be positive, got {value!r}")
+
+
+def _finite(owner: str, **values: float) -> None:
+    """Every value is a finite number (``inf``/``nan`` would silently poison the training)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{owner}.{name} must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ValueError(f"{owner}.{name} must be finite, got {value!r}")
+
+
+def _integers(config: object) -> None:
+    """Every ``int`` field of a config dataclass holds an int (not a bool, float or str)."""
+    for field in dataclasses.fields(config):  # type: ignore[arg-type]
+        value = getattr(config, field.name)
+        if field.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"{type(config).__name__}.{field.name} must be an int, got {value!r}")
+
+
+def _non_negative(owner: str, **values: int) -> None:
+    _finite(owner, **values)
+    for name, value in values.items():
+        if value < 0:
+            raise ValueError(f"{owner}.{name} must be >= 0, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,8 +110,8 @@ class GRPOConfig:
         _positive("GRPOConfig", eps_low=self.eps_low, eps_high=self.eps_high)
         _positive("GRPOConfig", epochs=self.epochs, minibatches=self.minibatches)
         _positive("GRPOConfig", ref_refresh_every=self.ref_refresh_every)
-        if self.beta < 0 or self.entropy_coef < 0:
-            raise ValueError("GRPOConfig.beta and entropy_coef must be >= 0")
+        _non_negative("GRPOConfig", beta=self.beta, entropy_coef=self.entropy_coef)
+        _integers(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,6 +154,14 @@ class TrainConfig:
             max_grad_norm=self.max_grad_norm,
             eval_tasks=self.eval_tasks,
         )
+        _non_negative("TrainConfig", warmup_updates=self.warmup_updates)
+        _finite(
+            "TrainConfig",
+            success_bonus=self.success_bonus,
+            failed_submit_penalty=self.failed_submit_penalty,
+            step_penalty=self.step_penalty,
+            similarity_weight=self.similarity_weight,
+        )
         if self.group_size < 2:
             raise ValueError(
                 f"group_size must be at least 2 (GRPO compares rollouts), got {self.group_size}"
@@ -138,7 +172,11 @@ class TrainConfig:
                 f"grpo.minibatches={self.grpo.minibatches} must divide batch_tasks * group_size "
                 f"= {episodes}"
             )
+        _integers(self)
         if self.allowed_operations is not None:
+            bad = [o for o in self.allowed_operations if isinstance(o, bool) or o != int(o)]
+            if bad:
+                raise ValueError(f"TrainConfig.allowed_operations must be integer ids, got {bad}")
             object.__setattr__(
                 self, "allowed_operations", tuple(int(o) for o in self.allowed_operations)
             )

@@ -21,6 +21,7 @@ import os
 import shutil
 import types
 import typing
+import warnings
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -41,6 +42,10 @@ ConfigT = TypeVar("ConfigT")
 
 class CheckpointError(Exception):
     """A checkpoint is missing, incomplete, corrupt or does not match the expected state."""
+
+
+class CheckpointWarning(UserWarning):
+    """A damaged checkpoint was skipped (resuming falls back to the newest intact one)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,6 +183,19 @@ def _write_file(path: Path, write: Any) -> None:
         os.fsync(f.fileno())
 
 
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a flushed temporary file and ``os.replace``: a
+    crash or a full disk leaves the previous file whole."""
+    path = Path(path)
+    temp = path.with_name(f"{_TEMP_PREFIX}{path.name}-{os.getpid()}")
+    try:
+        _write_file(temp, lambda f: f.write(text.encode()))
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -208,6 +226,52 @@ def latest_checkpoint(root: str | Path) -> Path | None:
     """The newest complete checkpoint in ``root``, or None."""
     found = list_checkpoints(root)
     return found[-1] if found else None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise CheckpointError(f"{path} is damaged ({type(err).__name__}: {err})") from None
+
+
+def verify_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The meta of the checkpoint ``path`` after checking it is complete and undamaged: all
+    files present, ``meta.json`` and ``config.json`` parse, ``state.eqx`` has the SHA-256
+    stored in ``meta.json``. Raises :class:`CheckpointError` naming the damage."""
+    path = Path(path)
+    meta_path, state_path, config_path = path / META_FILE, path / STATE_FILE, path / CONFIG_FILE
+    for required in (meta_path, state_path, config_path):
+        if not required.is_file():
+            raise CheckpointError(f"{path} is not a complete checkpoint: {required.name} missing")
+    meta = _read_json(meta_path)
+    if not isinstance(meta, dict) or not isinstance(meta.get("update_index"), int):
+        raise CheckpointError(f"{meta_path} is damaged (no update_index)")
+    if _sha256(state_path) != meta.get("state_sha256"):
+        raise CheckpointError(f"{state_path} is corrupted (sha256 does not match meta.json)")
+    if not isinstance(_read_json(config_path), dict):
+        raise CheckpointError(f"{config_path} is damaged (not a JSON object)")
+    return meta
+
+
+def latest_intact_checkpoint(root: str | Path) -> Path | None:
+    """The newest checkpoint in ``root`` that passes :func:`verify_checkpoint`, or None.
+
+    Each newer damaged checkpoint is skipped with a :class:`CheckpointWarning` (it stays on
+    disk for inspection; the next save of its update replaces it).
+    """
+    for path in reversed(list_checkpoints(root)):
+        try:
+            verify_checkpoint(path)
+        except CheckpointError as err:
+            warnings.warn(
+                f"skipping damaged checkpoint {path}: {err}; falling back to an older one",
+                CheckpointWarning,
+                stacklevel=2,
+            )
+            continue
+        return path
+    return None
 
 
 def _remove_stale_temporaries(root: Path) -> None:
@@ -282,18 +346,12 @@ def load_checkpoint(path: str | Path, like: PyTree) -> Checkpoint:
     or corrupted checkpoint.
     """
     path = Path(path)
-    meta_path, state_path, config_path = path / META_FILE, path / STATE_FILE, path / CONFIG_FILE
-    for required in (meta_path, state_path, config_path):
-        if not required.is_file():
-            raise CheckpointError(f"{path} is not a complete checkpoint: {required.name} missing")
-    meta = json.loads(meta_path.read_text())
-    if _sha256(state_path) != meta.get("state_sha256"):
-        raise CheckpointError(f"{state_path} is corrupted (sha256 does not match meta.json)")
+    meta = verify_checkpoint(path)
+    state_path, config_path = path / STATE_FILE, path / CONFIG_FILE
     try:
         state = eqx.tree_deserialise_leaves(state_path, like, _deserialise_leaf)
     except Exception as err:  # structure mismatch, truncated file, ...
-        raise CheckpointError(
-            f"cannot load {state_path} into the model: {err} ({_root_cause(err)})"
-        ) from err
-    config = json.loads(config_path.read_text())
+        cause = " ".join(str(_root_cause(err)).split())  # one line
+        raise CheckpointError(f"cannot load {state_path} into the model: {cause}") from err
+    config = _read_json(config_path)
     return Checkpoint(path, int(meta["update_index"]), state, config, meta)

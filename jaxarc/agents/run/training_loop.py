@@ -24,13 +24,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import equinox as eqx
 import jax
+import jax.numpy as jnp
 
 from jaxarc.agents.run.checkpoint import (
     config_to_dict,
     latest_checkpoint,
+    latest_intact_checkpoint,
     load_checkpoint,
     save_checkpoint,
+    write_text_atomic,
 )
 from jaxarc.agents.run.distributed import is_primary_process, make_data_mesh
 from jaxarc.agents.run.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
@@ -55,10 +59,19 @@ CURVE_METRICS = (
 )
 EVAL_SEED_OFFSET = 1_000_003  # held-out episodes: a key stream the training never uses
 LOSS_METRICS = ("loss", "total_loss")
+SAVED_RUN_OPTIONS = ("checkpoint_every", "keep_checkpoints", "eval_every")
 
 
 class NonFiniteLossError(RuntimeError):
-    """The loss became NaN or infinite; the run stopped before saving that state."""
+    """The loss or the parameters became NaN or infinite; the run stopped before saving that
+    state (no checkpoint with non-finite values is ever written)."""
+
+
+@eqx.filter_jit
+def _all_finite(state: Any) -> jax.Array:
+    """Whether every floating-point leaf of ``state`` (weights, optimiser moments) is finite."""
+    leaves = jax.tree.leaves(eqx.filter(state, eqx.is_inexact_array))
+    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(x)) for x in leaves] or [jnp.bool_(True)]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +94,11 @@ class RunOptions:
             raise ValueError(f"eval_every must be >= 1 or None, got {self.eval_every}")
         if self.keep_checkpoints is not None and self.keep_checkpoints < 1:
             raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints}")
+
+    def saved_settings(self) -> dict[str, int | None]:
+        """The cadence settings stored in every checkpoint's meta (``run_options``), so that
+        a plain resume keeps them and logs what the uninterrupted run would."""
+        return {name: getattr(self, name) for name in SAVED_RUN_OPTIONS}
 
     @property
     def checkpoint_root(self) -> Path:
@@ -124,7 +142,7 @@ def _first_present(metrics: Mapping[str, Any], names: tuple[str, ...]) -> Any | 
 
 def _non_finite_losses(metrics: Mapping[str, Any]) -> list[str]:
     return [
-        f"{name}={value}"
+        f"loss ({name}={value})"
         for name, value in metrics.items()
         if (name in LOSS_METRICS or name.endswith("loss"))
         and isinstance(value, float)
@@ -135,7 +153,7 @@ def _non_finite_losses(metrics: Mapping[str, Any]) -> list[str]:
 def _non_finite_error(update: int, bad: list[str], last_checkpoint: Path | None) -> Exception:
     where = str(last_checkpoint) if last_checkpoint else "none written yet"
     return NonFiniteLossError(
-        f"update {update}: non-finite loss ({', '.join(bad)}); training stopped without "
+        f"update {update}: non-finite {', '.join(bad)}; training stopped without "
         f"saving this state. Last good checkpoint: {where}. Try a lower learning rate or "
         "a smaller max_grad_norm."
     )
@@ -179,12 +197,16 @@ def run_training(
     state = init(jax.random.key(config.seed))
     start = 0
     if options.resume and existing is not None:
+        # a damaged newest checkpoint (truncated file, sha256 mismatch) is skipped with a
+        # warning: the run continues from the newest intact one
+        existing = latest_intact_checkpoint(options.checkpoint_root)
+    if options.resume and existing is not None:
         loaded = load_checkpoint(existing, state)
         state, start = loaded.state, loaded.update_index
     if primary:
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.json").write_text(
-            json.dumps(config_to_dict(config), indent=2, sort_keys=True)
+        write_text_atomic(
+            run_dir / "config.json", json.dumps(config_to_dict(config), indent=2, sort_keys=True)
         )
     log = (
         MetricsLog(
@@ -215,7 +237,10 @@ def run_training(
             record["total_env_steps"] = done * steps_per_update
             record[TIME_PREFIX + "update_seconds"] = seconds
             record[TIME_PREFIX + "env_steps_per_second"] = steps_per_update / seconds
+            # the loss is computed before the update changes the weights: check both
             bad = _non_finite_losses(record)
+            if not bool(_all_finite(state)):
+                bad.append("parameters (NaN/inf weights or optimiser state after the update)")
             eval_due = options.eval_every is not None and (
                 done % options.eval_every == 0 or done == config.num_updates
             )
@@ -240,7 +265,12 @@ def run_training(
             due = done % options.checkpoint_every == 0 or done == config.num_updates
             if due and primary:
                 last_checkpoint = save_checkpoint(
-                    options.checkpoint_root, done, state, config, keep=options.keep_checkpoints
+                    options.checkpoint_root,
+                    done,
+                    state,
+                    config,
+                    keep=options.keep_checkpoints,
+                    extra_meta={"run_options": options.saved_settings()},
                 )
             if on_record is not None:
                 on_record(record)
