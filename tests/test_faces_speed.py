@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import gymnasium
 import jax
 import jax.numpy as jnp
@@ -188,5 +190,14 @@ def test_episode_context_at_reset_leaves_constants_out_and_gives_them_in_info():
 
 
 def test_async_make_vec_with_fork_is_refused_before_forking():
-    with pytest.raises(RuntimeError, match="spawn"):
-        gymnasium.make_vec(SMALL_ID, num_envs=2, vectorization_mode="async")
+    def hung(signum, frame):
+        raise TimeoutError("make_vec(vectorization_mode='async') hung (forked JAX)")
+
+    previous = signal.signal(signal.SIGALRM, hung)  # bounded: a regression fails, never hangs
+    signal.alarm(120)
+    try:
+        with pytest.raises(RuntimeError, match="spawn"):
+            gymnasium.make_vec(SMALL_ID, num_envs=2, vectorization_mode="async")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
