@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from PIL import Image
+from tqdm import tqdm
 
 from jaxarc.agents import GRPOConfig, TrainConfig, make_train
 from jaxarc.agents.model.distributions import MASKED_LOGIT, PointDistribution
@@ -22,8 +26,19 @@ from jaxarc.agents.model.policy import AbstractPolicy, PolicyConfig, make_policy
 from jaxarc.agents.run.checkpoint import config_from_dict, list_checkpoints, load_checkpoint
 from jaxarc.agents.run.evaluate import EvaluationError, evaluate_policy
 from jaxarc.agents.run.metrics_log import MetricsLog, deterministic_part, read_metrics
-from jaxarc.agents.run.plotting import moving_average, plot_learning_curve
-from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
+from jaxarc.agents.run.plotting import (
+    PlottingUnavailableError,
+    draw_learning_curve,
+    moving_average,
+    plot_learning_curve,
+)
+from jaxarc.agents.run.training_loop import (
+    COMPILING,
+    NonFiniteLossError,
+    RunOptions,
+    run_training,
+    show_update,
+)
 from jaxarc.cli.dataclass_flags import (
     add_dataclass_flags,
     apply_overrides,
@@ -162,17 +177,53 @@ def test_metrics_log_appends_and_truncates_on_resume(tmp_path: Path) -> None:
 
 
 def test_learning_curve_png(tmp_path: Path) -> None:
-    records = [{"update": u, "success_rate": u / 40, "loss": 1.0 / u} for u in range(1, 41)]
-    path = plot_learning_curve(records, tmp_path / "curve.png", ["success_rate", "loss", "kl"])
-    image = np.asarray(Image.open(path).convert("RGB"))
-    assert image.shape == (2 * 240, 720, 3)  # two panels: kl is absent
-    smooth = np.all(image == np.array([20, 80, 170], dtype=np.uint8), axis=-1)
-    rows, cols = np.nonzero(smooth[:240])
-    # success rises: the curve's right end is higher up (smaller row) than its left end
-    assert rows[cols == cols.max()].mean() < rows[cols == cols.min()].mean()
+    records = [
+        {"update": u, "success_rate": u / 40, "loss": 1.0 / u}
+        | ({"eval_success/flip": u / 80, "eval_success/move": 0.5} if u % 10 == 0 else {})
+        for u in range(1, 41)
+    ]
+    metrics = ["success_rate", "loss", "kl"]
+    figure = draw_learning_curve(records, metrics, title="t")
+    success, loss, families = figure.axes  # kl is absent; the families get a panel
+    for rate_axis in (success, families):  # 0-100% whatever the values
+        low, high = rate_axis.get_ylim()
+        assert -5 < low <= 0 and 100 <= high < 105
+        assert list(rate_axis.get_yticks()) == [0, 20, 40, 60, 80, 100]
+        assert rate_axis.yaxis.get_major_formatter()(50, 0) == "50%"
+    assert loss.get_ylim()[1] < 2  # other metrics keep their own scale
+    ticks = [t for t in families.get_xticks() if 1 <= t <= 40]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert sorted(line.get_label() for line in families.get_lines()) == ["flip", "move"]
+    np.testing.assert_allclose(families.get_lines()[0].get_xdata(), [10, 20, 30, 40])
+    path = plot_learning_curve(records, tmp_path / "curve.png", metrics)
+    assert Image.open(path).format == "PNG"
     np.testing.assert_allclose(moving_average(np.array([1.0, 3.0, np.nan, 5.0]), 2), [1, 2, 3, 5])
     with pytest.raises(ValueError, match="none of the metrics"):
-        plot_learning_curve(records, tmp_path / "x.png", ["nope"])
+        plot_learning_curve(records[:1], tmp_path / "x.png", ["nope"])
+
+
+def test_learning_curve_without_matplotlib_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    with pytest.raises(PlottingUnavailableError, match=r"jaxarc\[plot\]"):
+        plot_learning_curve([{"update": 1, "loss": 1.0}], tmp_path / "c.png", ["loss"])
+
+
+def test_progress_bar_shows_each_update_with_its_own_metrics() -> None:
+    stream = io.StringIO()
+    bar = tqdm(total=3, file=stream, mininterval=0, desc=COMPILING, ascii=True, ncols=400)
+    bar.refresh()
+    assert COMPILING in stream.getvalue()
+    records = [{"success_rate": 0.125 * u, "mean_return": u + 0.5} for u in (1, 2, 3)]
+    for done, record in enumerate(records, start=1):
+        show_update(bar, done, record, held_out=(2, 0.75) if done >= 2 else None)
+        last = stream.getvalue().split("\r")[-1]
+        assert f"{done}/3" in last and f"update {done}" in last
+        assert f"train sampled succ={0.125 * done:.3g}" in last
+        assert f"return={done + 0.5:.3g}" in last
+        assert ("held-out greedy succ@2=0.75" in last) == (done >= 2)
+    bar.close()
 
 
 def test_json_records_are_valid_json(tmp_path: Path) -> None:
@@ -370,6 +421,24 @@ def test_resumed_run_logs_exactly_what_an_uninterrupted_run_logs(
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     saved = json.loads((resumed.last_checkpoint / "config.json").read_text())
     assert config_from_dict(TrainConfig, saved) == config
+
+
+def test_training_progress_never_shows_an_update_under_another_number(
+    tmp_path: Path, tiny_train, optax_promotion, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config, make_train_once = tiny_train
+    options = RunOptions(run_dir=tmp_path, eval_every=None, progress=True)
+    result = run_training(config, options, make_train=make_train_once)
+    drawn = [line for line in re.split(r"[\r\n]", capsys.readouterr().err) if line.strip()]
+    assert COMPILING in drawn[0] and "0/4" in drawn[0]  # before the first update ends
+    for record in result.records:
+        done = record["update"]
+        lines = [line for line in drawn if f" {done}/4 " in line]
+        assert lines, f"update {done} was never drawn"
+        for line in lines:  # every drawing of update k carries update k's own metrics
+            assert f"update {done}:" in line or f"update {done} " in line
+            assert f"train sampled succ={record['success_rate']:.3g}" in line
+            assert f"return={record['mean_return']:.3g}" in line
 
 
 def test_non_finite_loss_stops_with_the_last_good_checkpoint_intact(

@@ -23,7 +23,8 @@ from jaxarc.cli.dataclass_flags import (
 )
 from jaxarc.cli.main import CLIError
 
-PRESETS = ("quick", "default")
+PRESETS = ("quick", "medium", "default")
+BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
 # fields that may differ from a resumed run's saved config without changing its results
 _RESUMABLE_CHANGES = frozenset({("num_updates",)})
 # fields whose change makes the saved train state unloadable (array shapes, action heads)
@@ -143,10 +144,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.set_defaults(func=lambda args: run_train(args, specs, train))
 
     evaluate = subparsers.add_parser(
-        "eval", help="solve rate (pass@k) of a trained checkpoint on ARC test pairs"
+        "eval",
+        help="solve rate of a checkpoint (or a baseline): pass@k on ARC test pairs, greedy "
+        "success per family on generated tasks",
+        description="Evaluate a trained checkpoint or a zero-learning baseline: pass@k by task "
+        "over sampled attempts on a task bank (arc-agi-1/evaluation, ...) or on --limit tasks "
+        "of a generator (gen/easy, ...). With --by-family a generator is scored greedily on "
+        "--limit (default 512) fresh tasks, overall and per family, optionally on a larger "
+        "--canvas with grids of at least --min-side cells.",
     )
-    evaluate.add_argument("--checkpoint", type=Path, required=True, metavar="DIR")
+    who = evaluate.add_mutually_exclusive_group(required=True)
+    who.add_argument("--checkpoint", type=Path, metavar="DIR")
+    who.add_argument(
+        "--baseline",
+        choices=BASELINES,
+        help="predictor-rule: flood each region the hand-made cell predictor marks wrong "
+        "with its predicted colour, then submit (no learning; point actions, 10 steps)",
+    )
     evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
+    evaluate.add_argument(
+        "--by-family",
+        action="store_true",
+        help="gen/...: greedy success per family on --limit fresh tasks (default 512)",
+    )
+    evaluate.add_argument(
+        "--canvas", type=_positive_int, default=None, help="--by-family: canvas side"
+    )
+    evaluate.add_argument(
+        "--min-side", type=int, default=0, help="--by-family: smallest grid side drawn"
+    )
     evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
     evaluate.add_argument("--max-steps", type=_positive_int, default=None, help="per attempt")
     evaluate.add_argument(
@@ -356,23 +382,44 @@ def run_eval(args: argparse.Namespace) -> int:
         report = evaluate_checkpoint(
             args.checkpoint,
             args.source,
+            baseline=args.baseline,
             attempts=args.attempts,
             max_steps=args.max_steps,
             limit=args.limit,
             batch_size=args.batch_size,
             seed=args.seed,
+            by_family=args.by_family,
+            canvas=args.canvas,
+            min_side=args.min_side,
         )
     except EvaluationError as err:
         raise CLIError(str(err)) from None
-    out = args.out or args.checkpoint / f"eval_{args.source.replace('/', '_')}.json"
+    where = args.checkpoint or Path("runs") / f"baseline_{args.baseline}"
+    out = args.out or where / f"eval_{args.source.replace('/', '_')}.json"
     if primary:
         out.parent.mkdir(parents=True, exist_ok=True)
         from jaxarc.agents.run.checkpoint import write_text_atomic
 
         write_text_atomic(out, json.dumps(report, indent=2))  # a full disk keeps the old one
-        print(
-            f"{args.source}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
-            f"(pass@{args.attempts} = {report['solve_rate']:.3f}); "
-            f"test pairs {report['solved_pairs']}/{report['num_pairs']}; results: {out}"
-        )
+        print(eval_summary(report, args.attempts) + f"; results: {out}")
     return 0
+
+
+def eval_summary(report: dict[str, Any], attempts: int) -> str:
+    """One line (more for families) saying what an evaluation report measured."""
+    if "families" in report:
+        canvas = "x".join(str(side) for side in report["canvas"])
+        lines = [
+            f"{report['source']} on a {canvas} canvas (grids >= {report['min_side']} a side): "
+            f"greedy success {report['solve_rate']:.3f} on {report['num_tasks']} fresh tasks"
+        ]
+        lines += [
+            f"  {name:16s} {family['solve_rate']:.3f}  ({family['episodes']} tasks)"
+            for name, family in report["families"].items()
+        ]
+        return "\n".join(lines)
+    return (
+        f"{report['source']}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
+        f"(pass@{attempts} = {report['solve_rate']:.3f}); "
+        f"test pairs {report['solved_pairs']}/{report['num_pairs']}"
+    )

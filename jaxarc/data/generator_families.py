@@ -50,6 +50,9 @@ class TaskParams(NamedTuple):
 
     colours: Int32[Array, " 4"]  # four distinct colours in 1..9
     direction: Int32[Array, ""]  # 0 up, 1 down, 2 left, 3 right (families that move)
+    # smallest grid side drawn (0: each family's own minimum); larger canvases than training
+    # with ``min_side`` near the canvas give grid sizes a policy has never seen
+    min_side: Int32[Array, ""] | int = 0
 
 
 class GeneratedPair(NamedTuple):
@@ -62,11 +65,11 @@ class GeneratedPair(NamedTuple):
     valid: Bool[Array, ""]  # False when placement failed (the caller retries)
 
 
-def task_params_from_uniforms(draws: Float32[Array, " 10"]) -> TaskParams:
+def task_params_from_uniforms(draws: Float32[Array, " 10"], min_side: int = 0) -> TaskParams:
     """Task parameters from 10 uniform draws (one PRNG call per task keeps compiles short)."""
     colours = (jnp.argsort(draws[:9])[:4] + 1).astype(jnp.int32)
     direction = jnp.minimum(jnp.floor(draws[9] * 4), 3).astype(jnp.int32)
-    return TaskParams(colours=colours, direction=direction)
+    return TaskParams(colours=colours, direction=direction, min_side=jnp.int32(min_side))
 
 
 DRAW_PLANES = 8  # uniform planes ``[H, W]`` a pair may consume
@@ -121,8 +124,9 @@ def _finish(
     return jnp.where(_inside(canvas, shape), grid, PAD_VALUE).astype(jnp.int8)
 
 
-def _random_size(draws: Draws, low: int, high: int) -> Int32[Array, " 2"]:
-    return draws.integers(low, high, 2)
+def _random_size(draws: Draws, low: int, canvas: Canvas, params: TaskParams) -> Int32[Array, " 2"]:
+    """Grid rows and columns uniform in ``[max(low, params.min_side), min(canvas)]``."""
+    return draws.integers(jnp.maximum(low, params.min_side), min(canvas), 2)
 
 
 def _pair(inp, out, shape, valid) -> GeneratedPair:
@@ -218,7 +222,7 @@ def rot180_pair(
 ) -> GeneratedPair:
     """The whole grid rotated 180 degrees (optimal: FLIP_LR + FLIP_TB of the grid, SUBMIT)."""
     draws = Draws(uniforms)
-    shape = _random_size(draws, 3, min(canvas))
+    shape = _random_size(draws, 3, canvas, params)
     grid = _asymmetric_pattern(draws, canvas, shape, params.colours)
     rows, cols = _coords(canvas)
     src_r = jnp.clip(shape[0] - 1 - rows, 0, canvas[0] - 1)
@@ -232,7 +236,7 @@ def flip_pair(
 ) -> GeneratedPair:
     """Mirrored left-right (even direction) or top-bottom (odd direction)."""
     draws = Draws(uniforms)
-    shape = _random_size(draws, 3, min(canvas))
+    shape = _random_size(draws, 3, canvas, params)
     grid = _asymmetric_pattern(draws, canvas, shape, params.colours)
     rows, cols = _coords(canvas)
     left_right = params.direction % 2 == 0
@@ -247,7 +251,7 @@ def rotate_pair(
 ) -> GeneratedPair:
     """A square grid rotated 90 degrees clockwise (even direction) or counter-clockwise."""
     draws = Draws(uniforms)
-    side = draws.integers(3, min(canvas), 1)[0]
+    side = draws.integers(jnp.maximum(3, params.min_side), min(canvas), 1)[0]
     shape = jnp.stack([side, side])
     grid = _asymmetric_pattern(draws, canvas, shape, params.colours)
     rows, cols = _coords(canvas)
@@ -264,7 +268,7 @@ def _two_objects_and_distractor(
     """Two separate rectangles of colour ``a`` (1-2 cells a side) and a distractor of colour
     ``d``, none touching another; returns the grid, its shape and whether both ``a`` objects
     were placed."""
-    shape = _random_size(draws, 5, min(canvas))
+    shape = _random_size(draws, 5, canvas, params)
     sizes = draws.integers(1, 2, 6).reshape(3, 2)
     a, d = params.colours[0], params.colours[2]
     allowed = _inside(canvas, shape)
@@ -314,7 +318,7 @@ def fill_holes_pair(
     Optimal: FLOOD_c on a cell of each hole, SUBMIT.
     """
     draws = Draws(uniforms)
-    shape = _random_size(draws, 7, min(canvas))
+    shape = _random_size(draws, 7, canvas, params)
     widths = draws.integers(3, 4, 2)
     a, c, d = params.colours[0], params.colours[1], params.colours[2]
     rows, _ = _coords(canvas)
@@ -349,7 +353,7 @@ def move_pair(
 ) -> GeneratedPair:
     """One object moves two cells in the task's direction (optimal: MOVE twice, SUBMIT)."""
     draws = Draws(uniforms)
-    shape = _random_size(draws, 5, min(canvas))
+    shape = _random_size(draws, 5, canvas, params)
     box = draws.integers(1, 3, 2)
     rows, cols = _coords(canvas)
     # the object's box and its position two cells further must both lie inside the grid
@@ -380,7 +384,7 @@ def fill_background_pair(
     the wall, the border or each other) decorate the grid and stay as they are.
     """
     draws = Draws(uniforms)
-    shape = _random_size(draws, 4, min(canvas))
+    shape = _random_size(draws, 4, canvas, params)
     c, wall_colour, dot_colour = params.colours[1], params.colours[2], params.colours[3]
     rows, cols = _coords(canvas)
     choices = draws.integers(0, 1_000_000, 2)
@@ -415,3 +419,9 @@ FAMILIES: dict[str, PairGenerator] = {
 
 EASY_FAMILIES: tuple[str, ...] = ("recolour", "erase", "fill_background", "fill_holes")
 """The four families mixed in ``gen/easy`` (each needs two point edits and a SUBMIT)."""
+
+GEOMETRIC_FAMILIES: tuple[str, ...] = ("rot180", "move", "flip", "rotate")
+"""The four families that act on a rectangle (bbox actions: flips, rotations, moves)."""
+
+MEDIUM_FAMILIES: tuple[str, ...] = EASY_FAMILIES + GEOMETRIC_FAMILIES
+"""The eight families mixed in ``gen/medium`` (bbox actions, 2-3 actions each)."""

@@ -10,7 +10,15 @@ infer the rule from the demonstration pairs.
 
 Selection format: ``gen/easy`` and its four flood families are played with **point**
 actions (one ``FLOOD_c`` per changing region); ``rot180``, ``move``, ``flip`` and ``rotate``
-need **bbox** actions (they act on a rectangle). :func:`oracle_actions` gives a shortest
+need **bbox** actions (they act on a rectangle). ``gen/medium`` mixes all eight families
+(played with bbox actions; a 1x1 box is a point). Every family is also a source of its own
+(``gen/recolour``, ..., ``gen/rotate``).
+
+Generalisation: ``make_generator("gen/easy", canvas=(12, 12), min_side=10)`` draws grids of
+10 to 12 cells a side, sizes a policy trained on the 8x8 canvas never saw. With
+``family_as_index=True`` a source returns the family's index (into ``families``) as the
+episode's task index (``ArcState.task_index``, never part of the observation), so an
+evaluation can score each family. :func:`oracle_actions` gives a shortest
 solution of an instance as bbox tuples ``(operation, r1, c1, r2, c2)`` (a 1x1 box is a
 point), SUBMIT last.
 """
@@ -28,6 +36,7 @@ from jaxarc.data.generator_families import (
     DRAW_PLANES,
     EASY_FAMILIES,
     FAMILIES,
+    MEDIUM_FAMILIES,
     GeneratedPair,
     task_params_from_uniforms,
 )
@@ -46,6 +55,8 @@ class GeneratorSource(AbstractTaskSource):
     num_demos: int = eqx.field(static=True, default=4)
     num_tests: int = eqx.field(static=True, default=1)
     name: str = eqx.field(static=True, default="gen/custom")
+    min_side: int = eqx.field(static=True, default=0)  # smallest grid side (0: family's own)
+    family_as_index: bool = eqx.field(static=True, default=False)  # see the module docstring
 
     def __check_init__(self):
         unknown = [f for f in self.families if f not in FAMILIES]
@@ -55,6 +66,8 @@ class GeneratorSource(AbstractTaskSource):
             raise ValueError(f"generator canvas {self.canvas} is too small (at least 7x7)")
         if self.num_demos < 2 or self.num_tests < 1:
             raise ValueError("generators need at least 2 demonstration pairs and 1 test pair")
+        if self.min_side > min(self.canvas):
+            raise ValueError(f"min_side {self.min_side} exceeds the canvas {self.canvas}")
 
     @property
     def canvas_shape(self) -> tuple[int, int]:
@@ -71,8 +84,8 @@ class GeneratorSource(AbstractTaskSource):
     def sample_task(
         self, key: PRNGKeyArray, task_index: Int32[Array, ""]
     ) -> tuple[Task, Int32[Array, ""]]:
-        task, _ = self.sample_task_and_family(key)
-        return task, jnp.asarray(-1, dtype=jnp.int32)
+        task, family = self.sample_task_and_family(key)
+        return task, family if self.family_as_index else jnp.asarray(-1, dtype=jnp.int32)
 
     def sample_task_and_family(self, key: PRNGKeyArray) -> tuple[Task, Int32[Array, ""]]:
         """A task and the index (into :attr:`families`) of the family that made it."""
@@ -84,7 +97,7 @@ class GeneratorSource(AbstractTaskSource):
         num_families = len(self.families)
         family = jnp.minimum(jnp.floor(draws[0] * num_families), num_families - 1)
         family = family.astype(jnp.int32)
-        params = task_params_from_uniforms(draws[1:])
+        params = task_params_from_uniforms(draws[1:], self.min_side)
 
         def one_family(name: str):
             generate = FAMILIES[name]
@@ -133,7 +146,7 @@ def _task_from_pairs(pairs: GeneratedPair, num_demos: int) -> Task:
     )
 
 
-MIXTURES: dict[str, tuple[str, ...]] = {"easy": EASY_FAMILIES}
+MIXTURES: dict[str, tuple[str, ...]] = {"easy": EASY_FAMILIES, "medium": MEDIUM_FAMILIES}
 
 
 def generator_names() -> tuple[str, ...]:
@@ -141,16 +154,33 @@ def generator_names() -> tuple[str, ...]:
     return tuple(GENERATOR_PREFIX + n for n in (*MIXTURES, *FAMILIES))
 
 
-def make_generator(
-    name: str, canvas: tuple[int, int] = (8, 8), num_demos: int = 4, num_tests: int = 1
-) -> GeneratorSource:
-    """The generator source called ``name`` (``"gen/easy"``, ``"gen/rot180"``, ...)."""
+def generator_families(name: str) -> tuple[str, ...]:
+    """The families a ``gen/...`` name mixes (one for a single-family source)."""
     short = name.removeprefix(GENERATOR_PREFIX)
     if not name.startswith(GENERATOR_PREFIX) or (short not in MIXTURES and short not in FAMILIES):
         raise ValueError(f"unknown generator {name!r}; known: {', '.join(generator_names())}")
-    families = MIXTURES.get(short, (short,))
+    return MIXTURES.get(short, (short,))
+
+
+def make_generator(
+    name: str,
+    canvas: tuple[int, int] = (8, 8),
+    num_demos: int = 4,
+    num_tests: int = 1,
+    *,
+    min_side: int = 0,
+    family_as_index: bool = False,
+) -> GeneratorSource:
+    """The generator source called ``name`` (``"gen/easy"``, ``"gen/medium"``,
+    ``"gen/rot180"``, ...); ``min_side`` and ``family_as_index``: see the module docstring."""
     return GeneratorSource(
-        families=families, canvas=tuple(canvas), num_demos=num_demos, num_tests=num_tests, name=name
+        families=generator_families(name),
+        canvas=tuple(canvas),
+        num_demos=num_demos,
+        num_tests=num_tests,
+        name=name,
+        min_side=min_side,
+        family_as_index=family_as_index,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,7 +58,23 @@ class JaxBackend:
 
     @classmethod
     def from_name(cls, env_name: str, **options: Any) -> JaxBackend:
-        """``jaxarc.make(env_name, **options)`` taken apart."""
+        """``jaxarc.make(env_name, **options)`` taken apart.
+
+        Environments made with the same name and options share one backend (one task
+        source object): the compiled reset is keyed on the source's identity, so N separate
+        ``gymnasium.make`` calls (SB3's ``DummyVecEnv``, ``make_vec_env``) compile it once,
+        not N times.
+        """
+        from jaxarc.gymnax.registry import registered_factory
+
+        # the factory is in the key: re-registering a name (overwrite=True) is a new backend
+        key = _options_key(env_name, registered_factory(env_name), options)
+        if key is None:
+            return cls._make(env_name, options)
+        return _shared_backend(cls, key)
+
+    @classmethod
+    def _make(cls, env_name: str, options: dict[str, Any]) -> JaxBackend:
         from jaxarc.gymnax.registry import make
 
         env, params = make(env_name, **options)
@@ -112,6 +129,22 @@ class JaxBackend:
                 raise ValueError("a single environment takes one task_id/task_index/pair")
             return int(task), int(pair)
         return _per_env(task, batch, "task"), _per_env(pair, batch, "pair")
+
+
+def _options_key(env_name: str, factory: Any, options: dict[str, Any]) -> tuple | None:
+    """A hashable key of ``make``'s arguments (lists as tuples); ``None`` when unhashable."""
+    items = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items()))
+    try:
+        hash(items)
+    except TypeError:
+        return None
+    return (env_name, factory, items)
+
+
+@functools.lru_cache(maxsize=32)
+def _shared_backend(cls: type[JaxBackend], key: tuple) -> JaxBackend:
+    env_name, _, items = key
+    return cls._make(env_name, dict(items))
 
 
 def _is_list(value) -> bool:

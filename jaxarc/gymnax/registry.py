@@ -70,6 +70,12 @@ def register(name: str, factory: EnvFactory, *, overwrite: bool = False) -> None
     _REGISTRY[name] = factory
 
 
+def registered_factory(name: str) -> EnvFactory | None:
+    """The factory registered under ``name`` (``None`` for single task ids and unknowns)."""
+    _register_generators()
+    return _REGISTRY.get(name)
+
+
 def registered_names() -> tuple[str, ...]:
     """Every name :func:`make` accepts, except single task ids."""
     _register_generators()

@@ -4,7 +4,7 @@
 operations, reward weights), the batch shape (``batch_tasks`` B tasks x ``group_size`` G
 rollouts x ``rollout_steps`` T steps), the optimiser, the GRPO objective
 (:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.model.policy.PolicyConfig`).
-``TrainConfig.preset("quick" | "default")`` gives the tuned presets.
+``TrainConfig.preset("quick" | "medium" | "default")`` gives the tuned presets.
 """
 
 from __future__ import annotations
@@ -211,7 +211,9 @@ class TrainConfig:
 
     @classmethod
     def preset(cls, name: str) -> TrainConfig:
-        """``"quick"`` (gen/easy in minutes on two CPU cores) or ``"default"`` (longer)."""
+        """``"quick"`` (gen/easy in minutes on two CPU cores), ``"medium"`` (gen/medium: the
+        eight colour and geometric families, bbox actions, all 35 operations, the hand-made
+        cell predictor off) or ``"default"`` (longer)."""
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
         return PRESETS[name]
@@ -235,6 +237,32 @@ PRESETS: dict[str, TrainConfig] = {
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
         policy=PolicyConfig(
             channels=24, trunk_layers=2, pair_channels=8, context_size=48, head_hidden=48
+        ),
+    ),
+    # gen/medium: the four flood families of gen/easy and rot180/move/flip/rotate, played with
+    # bbox actions and every operation allowed (no restriction hints which ones matter); the
+    # hand-made cell predictor is off, so whatever the policy infers it learned. (Until the
+    # learned in-context policy lands this is the ConvPolicy with in_context_prediction off.)
+    "medium": TrainConfig(
+        source="gen/medium",
+        selection_format="bbox",
+        allowed_operations=None,
+        batch_tasks=16,
+        group_size=8,
+        rollout_steps=4,  # every family's oracle needs 2-3 actions (SUBMIT included)
+        failed_submit_penalty=0.0,
+        similarity_weight=1.0,
+        num_updates=2000,
+        lr=1e-3,
+        eval_tasks=512,
+        grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
+        policy=PolicyConfig(
+            channels=24,
+            trunk_layers=2,
+            pair_channels=8,
+            context_size=48,
+            head_hidden=48,
+            in_context_prediction=False,
         ),
     ),
     "default": TrainConfig(

@@ -14,6 +14,7 @@ from jaxarc.agents.model.policy import (
     UniformPolicy,
     make_policy,
 )
+from jaxarc.agents.model.predictor_rule import PredictorRulePolicy, predictor_rule_policy
 
 __all__ = [
     "AbstractPolicy",
@@ -23,6 +24,8 @@ __all__ = [
     "MaskDistribution",
     "PointDistribution",
     "PolicyConfig",
+    "PredictorRulePolicy",
     "UniformPolicy",
     "make_policy",
+    "predictor_rule_policy",
 ]

@@ -191,25 +191,14 @@ def evaluate_policy(
     }
 
 
-def evaluate_checkpoint(
-    checkpoint: str | Path,
-    source: str,
-    *,
-    attempts: int = 2,
-    max_steps: int | None = None,
-    limit: int | None = None,
-    batch_size: int = 32,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Load the policy of ``checkpoint`` (a checkpoint or run directory) and evaluate it on
-    ``source`` (e.g. ``"arc-agi-1/evaluation"``); see :func:`evaluate_policy`.
+BASELINES = ("predictor-rule",)
+BASELINE_MAX_STEPS = 10  # the rule floods one region per step, then submits
 
-    Every source training takes works: a generated family (``"gen/easy"``) is evaluated on
-    ``limit`` (default: the run's ``eval_tasks``) tasks generated from ``seed``."""
+
+def load_trained_policy(checkpoint: str | Path) -> tuple[Any, Any, Path]:
+    """``(train config, policy, checkpoint dir)`` of a checkpoint or run directory."""
     from jaxarc.agents.grpo.config import TrainConfig
     from jaxarc.agents.grpo.train import make_train
-    from jaxarc.data import load_source
-    from jaxarc.data.stacking import generated_bank
 
     path = resolve_checkpoint_dir(checkpoint)
     try:
@@ -218,24 +207,101 @@ def evaluate_checkpoint(
         loaded = load_checkpoint(path, init(jax.random.key(config.seed)))
     except (CheckpointError, OSError, ValueError, TypeError) as err:
         raise EvaluationError(f"cannot load {path}: {err}") from None
-    try:
-        bank = load_source(source)
-    except Exception as err:
-        raise EvaluationError(f"cannot load task source {source!r}: {err}") from None
-    if not isinstance(bank, TaskBank):  # a generated family: `limit` (or eval_tasks) new tasks
-        bank = generated_bank(bank, limit or int(config.eval_tasks), seed, name=source)
-    elif limit is not None:
-        bank = bank.subset(range(min(limit, bank.num_tasks)))
-    steps = max_steps or int(config.rollout_steps)
-    report = evaluate_policy(
-        loaded.state.policy,
-        config.env_config().action if hasattr(config, "env_config") else config.action,
-        bank,
-        attempts=attempts,
-        max_steps=steps,
-        batch_size=batch_size,
-        key=jax.random.key(seed),
+    return config, loaded.state.policy, path
+
+
+def baseline_policy(name: str, canvas: int) -> tuple[Any, Any]:
+    """``(config, policy)`` of the zero-learning baseline ``name`` (see :data:`BASELINES`):
+    point actions, FLOOD_c and SUBMIT, :data:`BASELINE_MAX_STEPS` steps."""
+    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT, TrainConfig
+    from jaxarc.agents.model.predictor_rule import predictor_rule_policy
+
+    if name not in BASELINES:
+        raise EvaluationError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")
+    config = TrainConfig(
+        selection_format="point",
+        allowed_operations=FLOOD_AND_SUBMIT,
+        canvas=canvas,
+        rollout_steps=BASELINE_MAX_STEPS,
     )
-    report["checkpoint"] = str(path)
+    return config, predictor_rule_policy("point", (canvas, canvas))
+
+
+def evaluate_checkpoint(
+    checkpoint: str | Path | None,
+    source: str,
+    *,
+    baseline: str | None = None,
+    attempts: int = 2,
+    max_steps: int | None = None,
+    limit: int | None = None,
+    batch_size: int = 32,
+    seed: int = 0,
+    by_family: bool = False,
+    canvas: int | None = None,
+    min_side: int = 0,
+) -> dict[str, Any]:
+    """Load the policy of ``checkpoint`` (a checkpoint or run directory), or the zero-learning
+    ``baseline``, and evaluate it on ``source``: pass@``attempts`` by task (see
+    :func:`evaluate_policy`).
+
+    Every source training takes works: a generated family (``"gen/easy"``) is evaluated on
+    ``limit`` (default: the run's ``eval_tasks``) tasks generated from ``seed``. With
+    ``by_family`` a generator is instead scored greedily on ``limit`` (default 512) fresh
+    tasks, overall and per family, on a ``canvas`` x ``canvas`` canvas with grids of at least
+    ``min_side`` cells a side (``canvas=12, min_side=10``: sizes a policy trained on 8x8
+    never saw); see :func:`jaxarc.agents.run.family_eval.evaluate_on_generator`.
+    """
+    from jaxarc.data import load_source
+    from jaxarc.data.stacking import generated_bank
+
+    if (checkpoint is None) == (baseline is None):
+        raise EvaluationError("give a checkpoint or a baseline (exactly one)")
+    generated = source.startswith("gen/")
+    if (canvas is not None or min_side) and not (by_family and generated):
+        raise EvaluationError("canvas and min_side apply to generated sources by family only")
+    if checkpoint is not None:
+        config, policy, path = load_trained_policy(checkpoint)
+    else:
+        side = (canvas or 8) if generated else 30  # (a bank's canvas is adopted below)
+        config, policy = baseline_policy(baseline, side)
+        path = None
+    if max_steps is not None:
+        config = config.replace(rollout_steps=max_steps)
+    if generated and by_family:
+        from jaxarc.agents.run.family_eval import evaluate_on_generator
+
+        try:
+            report = evaluate_on_generator(
+                policy,
+                config,
+                source,
+                canvas=canvas,
+                min_side=min_side,
+                num_tasks=limit or 512,
+                seed=seed,
+            )
+        except ValueError as err:
+            raise EvaluationError(str(err)) from None
+    else:
+        try:
+            bank = load_source(source)
+        except Exception as err:
+            raise EvaluationError(f"cannot load task source {source!r}: {err}") from None
+        if not isinstance(bank, TaskBank):  # a generated family: `limit` (or eval_tasks) tasks
+            bank = generated_bank(bank, limit or int(config.eval_tasks), seed, name=source)
+        elif limit is not None:
+            bank = bank.subset(range(min(limit, bank.num_tasks)))
+        report = evaluate_policy(
+            policy,
+            config.env_config().action,
+            bank,
+            attempts=attempts,
+            max_steps=int(config.rollout_steps),
+            batch_size=batch_size,
+            key=jax.random.key(seed),
+        )
+    report["checkpoint"] = str(path) if path is not None else None
+    report["baseline"] = baseline
     report["train_config"] = dataclasses.asdict(config)
     return report

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -38,16 +39,20 @@ from jaxarc.agents.run.checkpoint import (
 )
 from jaxarc.agents.run.distributed import is_primary_process, make_data_mesh
 from jaxarc.agents.run.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
-from jaxarc.agents.run.plotting import plot_learning_curve
+from jaxarc.agents.run.plotting import PlottingUnavailableError, plot_learning_curve
 
-# progress-bar label -> metric names the trainer may use for it (first present wins)
+# progress-bar label -> metric names the trainer may use for it (first present wins). The
+# training success is over *sampled* actions on the update's own (training) tasks; the
+# held-out one is *greedy* on fresh tasks, measured only every ``eval_every`` updates, so
+# the bar says at which update it was measured.
 PROGRESS_METRICS: dict[str, tuple[str, ...]] = {
+    "train sampled succ": ("success_rate",),
     "return": ("mean_return", "return"),
-    "success": ("success_rate",),
-    "eval": ("eval_success_rate",),
     "kl": ("kl",),
     "clip": ("clip_fraction",),
 }
+HELD_OUT_METRIC = "eval_success_rate"
+COMPILING = "compiling (first update)"
 CURVE_METRICS = (
     "eval_success_rate",
     "success_rate",
@@ -125,15 +130,32 @@ def env_steps_per_update(config: Any) -> int:
     return int(config.batch_tasks) * int(config.group_size) * int(config.rollout_steps)
 
 
-def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], float]:
-    """``policy -> success rate`` on the same ``config.eval_tasks`` fresh episodes each time
-    (greedy actions, eval mode), drawn from a key the training never uses."""
-    from jaxarc.agents.grpo.train import make_evaluator
+def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], dict[str, float]]:
+    """``policy -> {"eval_success_rate": rate, ...}`` on the same ``config.eval_tasks`` fresh
+    episodes each time (greedy actions, eval mode), drawn from a key the training never
+    uses. For a generator mixture (``gen/easy``, ``gen/medium``) the record also holds each
+    family's rate as ``eval_success/<family>``."""
     from jaxarc.agents.run.distributed import replicated
 
-    evaluate = make_evaluator(config, greedy=True)
     key = jax.device_put(jax.random.key(config.seed + EVAL_SEED_OFFSET), replicated(mesh))
-    return lambda policy: float(evaluate(policy, key))
+    source = str(getattr(config, "source", ""))
+    if source.startswith("gen/"):
+        from jaxarc.agents.run.family_eval import family_metrics, make_family_evaluator
+        from jaxarc.data.generators import generator_families
+
+        families = generator_families(source)
+        evaluate_families = make_family_evaluator(config)
+
+        def by_family(policy: Any) -> dict[str, float]:
+            result = evaluate_families(policy, key)
+            extra = family_metrics(result, families) if len(families) > 1 else {}
+            return {HELD_OUT_METRIC: float(result["success"]), **extra}
+
+        return by_family
+    from jaxarc.agents.grpo.train import make_evaluator
+
+    evaluate = make_evaluator(config, greedy=True)
+    return lambda policy: {HELD_OUT_METRIC: float(evaluate(policy, key))}
 
 
 def _first_present(metrics: Mapping[str, Any], names: tuple[str, ...]) -> Any | None:
@@ -162,7 +184,45 @@ def _non_finite_error(update: int, bad: list[str], last_checkpoint: Path | None)
 def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, initial=initial, disable=not enabled, unit="upd", dynamic_ncols=True)
+    # mininterval=0: every update is drawn with its own metrics (updates take >= ~0.1 s)
+    return tqdm(
+        total=total,
+        initial=initial,
+        disable=not enabled,
+        unit="upd",
+        dynamic_ncols=True,
+        mininterval=0,
+        desc=COMPILING,
+    )
+
+
+def progress_postfix(
+    record: Mapping[str, Any], held_out: tuple[int, float] | None, steps_per_second: float
+) -> dict[str, str]:
+    """The bar's labelled metrics for one update's ``record``; ``held_out`` is the newest
+    ``(update, greedy held-out success)`` so far (shown with the update that measured it)."""
+    postfix = {
+        label: f"{value:.3g}"
+        for label, names in PROGRESS_METRICS.items()
+        if (value := _first_present(record, names)) is not None
+    }
+    if held_out is not None:
+        postfix[f"held-out greedy succ@{held_out[0]}"] = f"{held_out[1]:.3g}"
+    return postfix | {"steps/s": f"{steps_per_second:.3g}"}
+
+
+def show_update(
+    bar: Any, done: int, record: Mapping[str, Any], held_out: tuple[int, float] | None
+) -> None:
+    """Draw update ``done`` with its own metrics: the postfix is set *before* the count
+    moves, so the bar never shows one update's metrics under another update's number."""
+    steps = float(record.get(TIME_PREFIX + "env_steps_per_second", math.nan))
+    bar.set_description_str(f"update {done}", refresh=False)
+    bar.set_postfix(progress_postfix(record, held_out, steps), refresh=False)
+    if done > bar.n:
+        bar.update(done - bar.n)
+    else:
+        bar.refresh()
 
 
 def run_training(
@@ -222,6 +282,7 @@ def run_training(
     # profile one update after the first (compiling) one, or the only one
     profile_at = min(start + 1, config.num_updates - 1)
     bar = _progress_bar(config.num_updates, start, options.progress and primary)
+    held_out: tuple[int, float] | None = None  # (update, greedy held-out success)
     try:
         for index in range(start, config.num_updates):
             profiling = options.profile_dir is not None and index == profile_at
@@ -244,24 +305,21 @@ def run_training(
             eval_due = options.eval_every is not None and (
                 done % options.eval_every == 0 or done == config.num_updates
             )
+            if not bad:
+                show_update(bar, done, record, held_out)
             if evaluate is not None and eval_due and not bad:
+                # (the first evaluation compiles its own program)
+                bar.set_description_str(f"update {done}: held-out evaluation", refresh=True)
                 tic = time.perf_counter()
-                record["eval_success_rate"] = evaluate(state.policy)
+                record.update(evaluate(state.policy))
                 record[TIME_PREFIX + "eval_seconds"] = time.perf_counter() - tic
             if log is not None:
                 record = log.write(done, record)
             if bad:
                 raise _non_finite_error(done, bad, last_checkpoint)
-            bar.update(1)
-            bar.set_postfix(
-                {
-                    label: f"{value:.3g}"
-                    for label, names in PROGRESS_METRICS.items()
-                    if (value := _first_present(record, names)) is not None
-                }
-                | {"steps/s": f"{steps_per_update / seconds:.3g}"},
-                refresh=False,
-            )
+            if HELD_OUT_METRIC in record:
+                held_out = (done, float(record[HELD_OUT_METRIC]))
+                show_update(bar, done, record, held_out)
             due = done % options.checkpoint_every == 0 or done == config.num_updates
             if due and primary:
                 last_checkpoint = save_checkpoint(
@@ -284,10 +342,13 @@ def run_training(
 
         records = read_metrics(options.metrics_path)
         if records:
-            plot_learning_curve(
-                records,
-                options.curve_path,
-                [m for m in CURVE_METRICS if m in records[-1]],
-                title=f"{getattr(config, 'source', 'training')} - {len(records)} updates",
-            )
+            try:
+                plot_learning_curve(
+                    records,
+                    options.curve_path,
+                    [m for m in CURVE_METRICS if any(m in r for r in records)],
+                    title=f"{getattr(config, 'source', 'training')} - {len(records)} updates",
+                )
+            except PlottingUnavailableError as err:  # the run itself succeeded
+                print(f"warning: no learning curve drawn: {err}", file=sys.stderr)
     return TrainingResult(state, records, last_checkpoint)
