@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from jaxarc.data.bank import TaskBank
+from jaxarc.data.bank import Task, TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.integers import check_integers
@@ -54,6 +54,7 @@ class JaxBackend:
     config: JaxArcConfig
     source: AbstractTaskSource
     reward_params: RewardParams
+    task_pool: Task | None = None  # generated sources: the tasks resets choose from
 
     @classmethod
     def from_name(cls, env_name: str, **options: Any) -> JaxBackend:
@@ -83,7 +84,7 @@ class JaxBackend:
     def from_env(cls, env, params=None) -> JaxBackend:
         """From a gymnax ``ArcEnvironment`` and its params (defaults when ``None``)."""
         params = env.default_params if params is None else params
-        return cls(env.name, env.config, env.task_source, params.reward)
+        return cls(env.name, env.config, env.task_source, params.reward, params.task_pool)
 
     def task_index(self, task_id: str) -> int:
         """Bank index of ``task_id``; ``ValueError`` when the source has no ids."""
