@@ -64,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     listed = subprocess.run(
         [python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True
     ).stdout
-    installed = dict(line.split("==", 1) for line in listed.splitlines() if "==" in line)
+    installed = dict(line.lower().split("==", 1) for line in listed.splitlines() if "==" in line)
     for spec, _ in pins:
-        name = re.split(r"[<>=\[; ]", spec)[0]
+        name = re.split(r"[<>=\[; ]", spec)[0].lower()
         got = installed.get(name) or installed.get(name.replace("-", "_")) or "?"
         print(f"  {spec:28s} installed {got}")
     tests = [python, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *args.tests]

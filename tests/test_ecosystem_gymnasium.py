@@ -26,16 +26,16 @@ DATA_DIRS = {"MiniARC": "miniarc_dir", "ConceptARC": "conceptarc_dir"}
 def test_generator_ids_are_ids_gymnasium_can_parse():
     assert gymnasium_id("gen/easy") == "jaxarc/Gen-Easy-v0"
     assert gymnasium_id("gen/fill_holes") == "jaxarc/Gen-FillHoles-v0"
-    ids = [gymnasium_id(n) for n in jaxarc.registered_names()]
+    ids = register_gymnasium_envs()  # every jaxarc name, those other tests added included
+    assert list(ids) == [gymnasium_id(n) for n in jaxarc.registered_names()]
     assert len(set(ids)) == len(ids)
     for env_id in ids:
         assert ":" not in env_id and env_id in gymnasium.registry
         assert gymnasium.envs.registration.parse_env_id(env_id)[0] == "jaxarc"
-    jaxarc.register("gen_easy", lambda **o: jaxarc.make("gen/easy", **o), overwrite=True)
-    register_gymnasium_envs(["gen_easy"])  # "Gen_easy" != "Gen-Easy": no clash
+    # a name that would take another's id is refused (nothing is registered for it)
     with pytest.raises(ValueError, match="already the id of 'gen/easy'"):
-        jaxarc.register("Gen/Easy", lambda **o: jaxarc.make("gen/easy", **o), overwrite=True)
         register_gymnasium_envs(["Gen/Easy"])
+    assert gymnasium.spec("jaxarc/Gen-Easy-v0").kwargs["env_name"] == "gen/easy"
 
 
 @pytest.mark.slow
@@ -162,3 +162,23 @@ def test_sbx_ppo_learns_on_the_sb3_vec_env():
         model = PPO("MlpPolicy", VecMonitor(venv), n_steps=32, batch_size=64, n_epochs=1, seed=0)
         model.learn(total_timesteps=256)
     assert model.num_timesteps == 256 and len(model.ep_info_buffer) > 0
+
+
+def test_separate_gymnasium_envs_of_one_id_compile_once(count_compilations):
+    """SB3's ``DummyVecEnv`` / ``make_vec_env`` make N envs: they share one backend (one
+    task source), so the reset compiled for the first serves the others."""
+    first = gymnasium.make(SMALL_ID, flat=True, episode_steps=5, allowed_operations=OPERATIONS)
+    first.reset(seed=0)
+    first.step(0)
+    with count_compilations() as counter:
+        others = [
+            gymnasium.make(SMALL_ID, flat=True, episode_steps=5, allowed_operations=OPERATIONS)
+            for _ in range(3)
+        ]
+        for env in others:
+            env.reset(seed=1)
+            env.step(0)
+    assert counter.count == 0
+    assert all(env.unwrapped.backend is first.unwrapped.backend for env in others)
+    different = gymnasium.make(SMALL_ID, flat=True, episode_steps=6)
+    assert different.unwrapped.backend is not first.unwrapped.backend

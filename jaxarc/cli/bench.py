@@ -54,6 +54,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="also write the table (.md) and results (.json) into DIR (default: print only)",
     )
+    env.add_argument(
+        "--faces",
+        choices=("with", "only", "none"),
+        default="with",
+        help="the faces table (core vs gymnax vs make_vec, ARC-AGI-1 vs gen/easy): "
+        "after the formats table (with), instead of it (only) or not at all (none)",
+    )
+    env.add_argument(
+        "--face-batch-sizes", type=_int_list, default=(1024, 4096), help="faces table batches"
+    )
+    env.add_argument(
+        "--face-envs", default="ARC-AGI-1,gen/easy", help="faces table environments (first: base)"
+    )
+    env.add_argument("--episode-steps", type=int, default=8, help="faces table episode length")
     env.set_defaults(func=_run_env)
     try:
         from jaxarc.cli.bench_train import register_train_bench
@@ -75,16 +89,32 @@ def _run_env(args: argparse.Namespace) -> int:
         load_source(args.source)
     except (ValueError, OSError) as err:
         raise CLIError(f"cannot load --source {args.source!r}: {err}") from None
+    if args.episode_steps < 1:
+        raise CLIError("--episode-steps must be >= 1")
     batch_sizes, steps = args.batch_sizes, args.steps
     if args.quick:
         batch_sizes, steps = (1, 64, 1024), 20
-    run(
-        source=args.source,
-        formats=args.formats,
-        batch_sizes=batch_sizes,
-        scan_steps=steps,
-        loop_steps=args.loop_steps,
-        repeats=args.repeats,
-        results_dir=args.out,
-    )
+    results_dir = args.out
+    if args.faces != "only":
+        run(
+            source=args.source,
+            formats=args.formats,
+            batch_sizes=batch_sizes,
+            scan_steps=steps,
+            loop_steps=args.loop_steps,
+            repeats=args.repeats,
+            results_dir=results_dir,
+        )
+    if args.faces != "none":
+        from jaxarc.benchmarking.face_throughput import save_faces
+
+        save_faces(
+            env_names=tuple(v.strip() for v in args.face_envs.split(",") if v.strip()),
+            batch_sizes=args.face_batch_sizes,
+            scan_steps=steps,
+            loop_steps=max(args.loop_steps, 1),
+            repeats=args.repeats,
+            episode_steps=args.episode_steps,
+            results_dir=results_dir,
+        )
     return 0

@@ -16,16 +16,25 @@ from jaxarc.envs.config import (
     UnifiedDatasetConfig,
 )
 from jaxarc.envs.errors import JAXErrorHandler
-from jaxarc.envs.functional import arc_reset, arc_step, batch_reset, batch_step
+from jaxarc.envs.functional import (
+    arc_reset,
+    arc_step,
+    batch_reset,
+    batch_step,
+    episode_context,
+    observe,
+)
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
-from jaxarc.envs.types import ArcObservation, ArcState
+from jaxarc.envs.types import CONTEXT_FIELDS, ArcObservation, ArcState, EpisodeContext
 from jaxarc.grid import operation_ids
 
 _GYMNAX_FACE = (
     "ArcEnvParams",
     "ArcEnvironment",
     "build_environment",
+    "episode_context",
     "make",
+    "observe",
     "register",
     "registered_names",
 )
@@ -46,7 +55,9 @@ __all__ = [
     "ArcObservation",
     "ArcState",
     "BboxAction",
+    "CONTEXT_FIELDS",
     "EnvironmentConfig",
+    "EpisodeContext",
     "JAXErrorHandler",
     "JaxArcConfig",
     "MaskAction",
@@ -59,7 +70,9 @@ __all__ = [
     "batch_reset",
     "batch_step",
     "build_environment",
+    "episode_context",
     "make",
+    "observe",
     "operation_ids",
     "register",
     "registered_names",

@@ -20,6 +20,8 @@ from jaxarc.grid.operation_ids import NUM_OPERATIONS, operation_id
 
 SelectionFormat = Literal["point", "bbox", "mask"]
 EpisodeMode = Literal["train", "eval"]
+EpisodeContextMode = Literal["every_step", "at_reset"]
+EPISODE_CONTEXT_MODES: tuple[str, ...] = ("every_step", "at_reset")
 SELECTION_FORMATS: tuple[str, ...] = ("point", "bbox", "mask")
 EPISODE_MODES: tuple[str, ...] = ("train", "eval")
 
@@ -46,6 +48,11 @@ class EnvironmentConfig:
         similarity_shaping: add ``similarity_weight * (sim_after - sim_before)`` in train mode.
         validate: check actions and state with ``eqx.error_if`` (honours ``EQX_ON_ERROR``);
             off by default so the fast path pays nothing.
+        episode_context: ``"every_step"`` puts the episode's constants (input grid,
+            demonstration pairs) in every observation; ``"at_reset"`` leaves them out
+            (``None``), so a step returns only what changes, and the constants are read
+            once per episode (``episode_context(state, config)``, or ``info`` of the vector
+            env). The demonstration pairs are most of an observation (~20 KB at 30x30).
     """
 
     max_episode_steps: int = 100
@@ -53,8 +60,13 @@ class EnvironmentConfig:
     start_from_empty: bool = False
     similarity_shaping: bool = True
     validate: bool = False
+    episode_context: EpisodeContextMode = "every_step"
 
     def __post_init__(self) -> None:
+        _require(
+            self.episode_context in EPISODE_CONTEXT_MODES,
+            f"episode_context must be one of {EPISODE_CONTEXT_MODES}, got {self.episode_context!r}",
+        )
         _require(
             _is_int(self.max_episode_steps) and self.max_episode_steps >= 1,
             f"max_episode_steps must be a positive int, got {self.max_episode_steps!r}",

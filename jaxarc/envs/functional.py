@@ -36,7 +36,14 @@ from jaxarc.envs.episode import (
 from jaxarc.envs.errors import JAXErrorHandler
 from jaxarc.envs.integers import check_integers
 from jaxarc.envs.structured_actions import AbstractAction, action_class
-from jaxarc.envs.types import ArcObservation, ArcState, SourceRef, StepInfo
+from jaxarc.envs.types import (
+    CONTEXT_FIELDS,
+    ArcObservation,
+    ArcState,
+    EpisodeContext,
+    SourceRef,
+    StepInfo,
+)
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, SUBMIT
 from jaxarc.grid.operations import GridState, apply_operation
 from jaxarc.grid.point_operations import apply_point_operation
@@ -120,12 +127,29 @@ def check_canvas(config: JaxArcConfig, source: AbstractTaskSource) -> None:
 def _observation(
     state: ArcState, task: Task, pair: EpisodePair, config: JaxArcConfig
 ) -> ArcObservation:
+    # With ``episode_context="at_reset"`` the per-episode constants are left out (None);
+    # :func:`episode_context` gives them.
+    step_fields = dict(
+        grid=state.grid,
+        grid_shape=state.grid_shape,
+        clipboard=state.clipboard,
+        clipboard_mask=state.clipboard_mask,
+        allowed_operations=jnp.asarray(config.action.allowed_mask, dtype=jnp.bool_),
+        step_count=state.step_count,
+    )
+    if config.environment.episode_context == "at_reset":
+        return ArcObservation(**step_fields)
+    context = _context(state, task, pair, config)
+    return ArcObservation(**step_fields, **{f: getattr(context, f) for f in CONTEXT_FIELDS})
+
+
+def _context(
+    state: ArcState, task: Task, pair: EpisodePair, config: JaxArcConfig
+) -> EpisodeContext:
     # Hidden pairs (padding, and in train mode the episode's own pair, whose output is the
     # target) are blanked, not just masked: the target never appears in the observation.
     shown = in_context_mask(task, state.pair_index, config.environment.episode_mode)
-    return ArcObservation(
-        grid=state.grid,
-        grid_shape=state.grid_shape,
+    return EpisodeContext(
         input_grid=pair.input_grid,
         input_shape=pair.input_shape,
         demo_inputs=jnp.where(shown[:, None, None], task.demo_inputs, jnp.int8(-1)),
@@ -133,11 +157,35 @@ def _observation(
         demo_input_shapes=jnp.where(shown[:, None], task.demo_input_shapes, 0),
         demo_output_shapes=jnp.where(shown[:, None], task.demo_output_shapes, 0),
         demo_mask=shown,
-        clipboard=state.clipboard,
-        clipboard_mask=state.clipboard_mask,
-        allowed_operations=jnp.asarray(config.action.allowed_mask, dtype=jnp.bool_),
-        step_count=state.step_count,
     )
+
+
+def _episode_task_and_pair(
+    state: ArcState, config: JaxArcConfig, source: AbstractTaskSource | None = None
+) -> tuple[Task, EpisodePair]:
+    source = state.source if source is None else source
+    task = source.episode_task(state.episode_store, state.task_index)
+    return task, episode_pair(task, state.pair_index, config.environment.episode_mode)
+
+
+def observe(
+    state: ArcState, config: JaxArcConfig, source: AbstractTaskSource | None = None
+) -> ArcObservation:
+    """The observation of one environment's ``state`` (what reset/step return for it)."""
+    task, pair = _episode_task_and_pair(state, config, source)
+    return _observation(state, task, pair, config)
+
+
+def episode_context(
+    state: ArcState, config: JaxArcConfig, source: AbstractTaskSource | None = None
+) -> EpisodeContext:
+    """The constants of one environment's episode: its input grid and demonstration pairs.
+
+    Computed from the state (a gather from the task source), so it is available whatever
+    ``config.environment.episode_context`` says; ``vmap`` it for a batch.
+    """
+    task, pair = _episode_task_and_pair(state, config, source)
+    return _context(state, task, pair, config)
 
 
 def _uniform_below(word: UInt32[Array, ""], count: Int32[Array, ""]) -> Int32[Array, ""]:
@@ -165,6 +213,29 @@ def reset_one(
     """
     # ``source`` is the same object as ``source_ref.source`` passed as an argument, so that
     # its arrays enter a jitted caller as inputs rather than as embedded constants.
+    state, task, pair = reset_state(
+        key, config, source_ref, task_index, pair_index, reward_params, source
+    )
+    return state, _observation(state, task, pair, config)
+
+
+def reset_state(
+    key: PRNGKeyArray,
+    config: JaxArcConfig,
+    source_ref: SourceRef,
+    task_index: Int32[Array, ""],
+    pair_index: Int32[Array, ""],
+    reward_params: RewardParams,
+    source: AbstractTaskSource | None = None,
+    pool: Task | None = None,
+) -> tuple[ArcState, Task, EpisodePair]:
+    """A new episode's state, its task and pair, without building the observation.
+
+    ``pool`` (a :class:`Task` with a leading axis ``N``, for generated sources) replaces the
+    generation of a task by the choice of one of the pool's tasks (uniform, from the same
+    random word a bank uses): the episode's state then keeps that task, as it would keep a
+    freshly generated one.
+    """
     source = source_ref.source if source is None else source
     mode = config.environment.episode_mode
     task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
@@ -194,6 +265,11 @@ def reset_one(
         last_task = jnp.int32(source.num_tasks - 1)
         task_index = jnp.where(task_index >= 0, jnp.minimum(task_index, last_task), sampled_task)
         task = source.task(task_index)
+    elif pool is not None:
+        pool_size = jax.tree.leaves(pool)[0].shape[0]
+        chosen = _uniform_below(draws[0], jnp.int32(pool_size))
+        task = jax.tree.map(lambda x: x[chosen], pool)
+        task_index = jnp.int32(-1)
     else:
         task, task_index = source.sample_task(task_key, task_index)
     num_pairs = num_episode_pairs(task, mode)
@@ -235,7 +311,7 @@ def reset_one(
         episode_store=source.episode_store(task),
         source_ref=source_ref,
     )
-    return state, _observation(state, task, pair, config)
+    return state, task, pair
 
 
 # Compiled single-environment forms; pass ``source`` to make the bank a traced input.

@@ -68,22 +68,43 @@ class ArcState(eqx.Module):
 
 
 class ArcObservation(eqx.Module):
-    """What the agent sees (``P`` = demonstration pairs). The target is never included."""
+    """What the agent sees (``P`` = demonstration pairs). The target is never included.
+
+    The episode's constants (:data:`CONTEXT_FIELDS`: the input grid and the demonstration
+    pairs) are ``None`` when ``config.environment.episode_context == "at_reset"``; they are
+    then read once per episode with :func:`~jaxarc.envs.functional.episode_context`.
+    """
 
     grid: Int8[Array, "H W"]
     grid_shape: Int32[Array, "2"]
+    input_grid: Int8[Array, "H W"] | None = None
+    input_shape: Int32[Array, "2"] | None = None
+    demo_inputs: Int8[Array, "P H W"] | None = None
+    demo_outputs: Int8[Array, "P H W"] | None = None
+    demo_input_shapes: Int32[Array, "P 2"] | None = None
+    demo_output_shapes: Int32[Array, "P 2"] | None = None
+    # valid in-context pairs (the episode's own pair is masked)
+    demo_mask: Bool[Array, " P"] | None = None
+    clipboard: Int8[Array, "H W"] = eqx.field(kw_only=True)
+    clipboard_mask: Bool[Array, "H W"] = eqx.field(kw_only=True)
+    allowed_operations: Bool[Array, " 35"] = eqx.field(kw_only=True)
+    step_count: Int32[Array, ""] = eqx.field(kw_only=True)
+
+
+class EpisodeContext(eqx.Module):
+    """The constants of an episode: its input grid and the in-context demonstration pairs."""
+
     input_grid: Int8[Array, "H W"]
     input_shape: Int32[Array, "2"]
     demo_inputs: Int8[Array, "P H W"]
     demo_outputs: Int8[Array, "P H W"]
     demo_input_shapes: Int32[Array, "P 2"]
     demo_output_shapes: Int32[Array, "P 2"]
-    demo_mask: Bool[Array, " P"]  # valid in-context pairs (the episode's own pair is masked)
-    clipboard: Int8[Array, "H W"]
-    clipboard_mask: Bool[Array, "H W"]
-    allowed_operations: Bool[Array, " 35"]
-    step_count: Int32[Array, ""]
+    demo_mask: Bool[Array, " P"]
 
+
+CONTEXT_FIELDS: tuple[str, ...] = tuple(EpisodeContext.__dataclass_fields__)
+"""Observation fields that are constant within an episode (the episode context)."""
 
 OBSERVATION_FIELDS: tuple[str, ...] = tuple(ArcObservation.__dataclass_fields__)
 """Names of the observation's fields, in order."""

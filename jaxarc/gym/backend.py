@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from jaxarc.data.bank import TaskBank
+from jaxarc.data.bank import Task, TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.integers import check_integers
@@ -53,10 +54,27 @@ class JaxBackend:
     config: JaxArcConfig
     source: AbstractTaskSource
     reward_params: RewardParams
+    task_pool: Task | None = None  # generated sources: the tasks resets choose from
 
     @classmethod
     def from_name(cls, env_name: str, **options: Any) -> JaxBackend:
-        """``jaxarc.make(env_name, **options)`` taken apart."""
+        """``jaxarc.make(env_name, **options)`` taken apart.
+
+        Environments made with the same name and options share one backend (one task
+        source object): the compiled reset is keyed on the source's identity, so N separate
+        ``gymnasium.make`` calls (SB3's ``DummyVecEnv``, ``make_vec_env``) compile it once,
+        not N times.
+        """
+        from jaxarc.gymnax.registry import registered_factory
+
+        # the factory is in the key: re-registering a name (overwrite=True) is a new backend
+        key = _options_key(env_name, registered_factory(env_name), options)
+        if key is None:
+            return cls._make(env_name, options)
+        return _shared_backend(cls, key)
+
+    @classmethod
+    def _make(cls, env_name: str, options: dict[str, Any]) -> JaxBackend:
         from jaxarc.gymnax.registry import make
 
         env, params = make(env_name, **options)
@@ -66,7 +84,7 @@ class JaxBackend:
     def from_env(cls, env, params=None) -> JaxBackend:
         """From a gymnax ``ArcEnvironment`` and its params (defaults when ``None``)."""
         params = env.default_params if params is None else params
-        return cls(env.name, env.config, env.task_source, params.reward)
+        return cls(env.name, env.config, env.task_source, params.reward, params.task_pool)
 
     def task_index(self, task_id: str) -> int:
         """Bank index of ``task_id``; ``ValueError`` when the source has no ids."""
@@ -111,6 +129,22 @@ class JaxBackend:
                 raise ValueError("a single environment takes one task_id/task_index/pair")
             return int(task), int(pair)
         return _per_env(task, batch, "task"), _per_env(pair, batch, "pair")
+
+
+def _options_key(env_name: str, factory: Any, options: dict[str, Any]) -> tuple | None:
+    """A hashable key of ``make``'s arguments (lists as tuples); ``None`` when unhashable."""
+    items = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items()))
+    try:
+        hash(items)
+    except TypeError:
+        return None
+    return (env_name, factory, items)
+
+
+@functools.lru_cache(maxsize=32)
+def _shared_backend(cls: type[JaxBackend], key: tuple) -> JaxBackend:
+    env_name, _, items = key
+    return cls._make(env_name, dict(items))
 
 
 def _is_list(value) -> bool:

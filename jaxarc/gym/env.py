@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -199,6 +201,38 @@ def make_gymnasium_env(env_name: str = "ARC-AGI-1", render_mode: str | None = No
 
     A function rather than the class, so that ``gymnasium.make(..., render_mode="human")``
     reaches :class:`ArcGymnasiumEnv` and fails with a clear message instead of Gymnasium
-    silently substituting a pygame window wrapper.
+    silently substituting a pygame window wrapper, and so that an ``AsyncVectorEnv`` that
+    would fork this process is refused before it forks (see :func:`refuse_forking_workers`).
     """
+    refuse_forking_workers()
     return ArcGymnasiumEnv(env_name, render_mode, **kwargs)
+
+
+def refuse_forking_workers() -> None:
+    """``RuntimeError`` when called while a ``gymnasium.vector.AsyncVectorEnv`` is being
+    built with the ``fork`` start method (``make_vec(..., vectorization_mode="async")`` on
+    Linux): its workers would be forked after JAX started its threads and deadlock.
+
+    ``AsyncVectorEnv`` builds one environment in the parent (for the spaces) before it
+    starts the workers; that call is where the refusal happens, so nothing hangs. With
+    ``vector_kwargs={"context": "spawn"}`` (or ``"forkserver"``) the workers start fresh
+    interpreters and work.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if frame.f_code.co_name == "__init__" and isinstance(
+            owner, gymnasium.vector.AsyncVectorEnv
+        ):
+            context = frame.f_locals.get("context")
+            if multiprocessing.get_context(context).get_start_method() == "fork":
+                raise RuntimeError(
+                    "gymnasium.make_vec(..., vectorization_mode='async') would fork this "
+                    "process after JAX started, and forked JAX deadlocks. Use the default "
+                    "vectorization_mode (one batched, jitted call for all environments: much "
+                    "faster than worker processes), or start the workers with spawn: "
+                    "make_vec(..., vectorization_mode='async', "
+                    "vector_kwargs={'context': 'spawn'}) (under `if __name__ == '__main__':`)."
+                )
+            return
+        frame = frame.f_back

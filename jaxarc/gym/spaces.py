@@ -18,7 +18,7 @@ from gymnasium import spaces
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.integers import check_integers
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
-from jaxarc.envs.types import OBSERVATION_FIELDS
+from jaxarc.envs.types import CONTEXT_FIELDS, OBSERVATION_FIELDS
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 # ArcObservation fields that are boolean masks (delivered as int8 0/1)
@@ -41,24 +41,35 @@ def observation_space(config: JaxArcConfig, max_demos: int) -> spaces.Dict:
     def shape(*lead: int) -> spaces.Box:
         return spaces.Box(0, side, (*lead, 2), np.int32)
 
-    return spaces.Dict(
-        {
-            "grid": grid(),
-            "grid_shape": shape(),
-            "input_grid": grid(),
-            "input_shape": shape(),
-            "demo_inputs": grid(max_demos),
-            "demo_outputs": grid(max_demos),
-            "demo_input_shapes": shape(max_demos),
-            "demo_output_shapes": shape(max_demos),
-            "demo_mask": spaces.MultiBinary(max_demos),
-            "clipboard": grid(),
-            "clipboard_mask": spaces.MultiBinary([height, width]),
-            "allowed_operations": spaces.MultiBinary(NUM_OPERATIONS),
-            # shape (1,), not (): SB3's check_env cannot take a 0-d Box
-            "step_count": spaces.Box(0, config.environment.max_episode_steps, (1,), np.int32),
-        }
-    )
+    parts = {
+        "grid": grid(),
+        "grid_shape": shape(),
+        "input_grid": grid(),
+        "input_shape": shape(),
+        "demo_inputs": grid(max_demos),
+        "demo_outputs": grid(max_demos),
+        "demo_input_shapes": shape(max_demos),
+        "demo_output_shapes": shape(max_demos),
+        "demo_mask": spaces.MultiBinary(max_demos),
+        "clipboard": grid(),
+        "clipboard_mask": spaces.MultiBinary([height, width]),
+        "allowed_operations": spaces.MultiBinary(NUM_OPERATIONS),
+        # shape (1,), not (): SB3's check_env cannot take a 0-d Box
+        "step_count": spaces.Box(0, config.environment.max_episode_steps, (1,), np.int32),
+    }
+    if config.environment.episode_context == "at_reset":  # constants come in info instead
+        parts = {k: v for k, v in parts.items() if k not in CONTEXT_FIELDS}
+    return spaces.Dict(parts)
+
+
+def context_to_numpy(context) -> dict[str, np.ndarray]:
+    """An :class:`~jaxarc.envs.types.EpisodeContext` (host arrays) as a dict of NumPy arrays
+    (``demo_mask`` as ``int8``, as in observations)."""
+    out = {}
+    for name in CONTEXT_FIELDS:
+        value = np.asarray(getattr(context, name))
+        out[name] = value.astype(np.int8) if name in MASK_FIELDS else value
+    return out
 
 
 def action_space(config: JaxArcConfig) -> spaces.Dict:
@@ -85,7 +96,10 @@ def observation_to_numpy(obs) -> dict[str, np.ndarray]:
     """
     out = {}
     for name in OBSERVATION_FIELDS:
-        value = np.asarray(getattr(obs, name))
+        value = getattr(obs, name)
+        if value is None:  # an episode constant left out (episode_context="at_reset")
+            continue
+        value = np.asarray(value)
         if name == "step_count":  # [] or [B] -> [1] or [B, 1], as in the space
             value = value[..., None]
         out[name] = value.astype(np.int8) if name in MASK_FIELDS else value

@@ -9,8 +9,19 @@ Autoreset follows Gymnasium 1.x (``metadata["autoreset_mode"]``):
   the ending one is in ``info["final_obs"]`` (with ``info["_final_obs"]`` marking which).
 * ``DISABLED``: nothing resets by itself; call ``reset(options={"reset_mask": mask})``.
 
-Autoresets sample a new task and pair. ``reset(seed=s)`` plays exactly what
-``batch_reset(jax.random.split(jax.random.key(s), num_envs), config, source)`` does.
+Autoresets sample a new task and pair, and only the environments that ended are reset
+(the indices of those, padded to a power of two, go into the compiled step): the cost of
+resets is proportional to the episodes that end, not ``num_envs`` per ending. Environment
+``i`` resets from ``jax.random.split(reset_key, num_envs)[i]`` whatever else resets with it.
+For a bank, ``reset(seed=s)`` plays exactly what
+``batch_reset(jax.random.split(jax.random.key(s), num_envs), config, source)`` does; a
+generated source resets from the task pool of its params (see
+:class:`~jaxarc.gymnax.environment.ArcEnvironment`).
+
+With ``episode_context="at_reset"`` observations leave out the episode's constants (input
+grid, demonstration pairs); ``info["episode_context"]`` holds them (a dict of arrays, one
+row per new episode) for the environments in ``info["episode_context_envs"]``, at
+``reset`` and at every autoreset.
 """
 
 from __future__ import annotations
@@ -25,7 +36,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.functional import batch_step, episode_context, observe, reset_state
 from jaxarc.envs.types import SourceRef
 from jaxarc.gym.backend import (
     RENDER_MODES,
@@ -36,6 +47,7 @@ from jaxarc.gym.backend import (
 from jaxarc.gym.spaces import (
     action_from_gymnasium,
     action_space,
+    context_to_numpy,
     observation_space,
     observation_to_numpy,
 )
@@ -55,15 +67,6 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     )
 
 
-def _select(mask, when_true, when_false):
-    """Per-environment choice between two batched pytrees (``mask`` is ``bool [B]``)."""
-
-    def pick(a, b):
-        return jnp.where(mask.reshape(mask.shape + (1,) * (a.ndim - 1)), a, b)
-
-    return jax.tree.map(pick, when_true, when_false)
-
-
 def _info_arrays(states) -> dict:
     return {
         "task_index": states.task_index,
@@ -74,49 +77,96 @@ def _info_arrays(states) -> dict:
     }
 
 
-@functools.partial(jax.jit, static_argnames=("config", "source_ref", "mode"))
-def _vector_step(states, actions, pending_reset, key, reward_params, *, config, source_ref, mode):
-    """Step every environment, resetting per ``mode``; everything one compiled call.
+def _reset_rows(keys, task_indices, pair_indices, reward_params, pool, config, source_ref):
+    """Reset one environment per key: ``(states, observations, episode contexts)``."""
 
-    Compiled once per (config, task source, mode, batch size), shared by every vector env.
+    def one(key, task_index, pair_index):
+        state, _, _ = reset_state(
+            key, config, source_ref, task_index, pair_index, reward_params, None, pool
+        )
+        context = None
+        if config.environment.episode_context == "at_reset":
+            context = episode_context(state, config)
+        return state, observe(state, config), context
+
+    return jax.vmap(one)(keys, task_indices, pair_indices)
+
+
+def _scatter(batch, rows, indices):
+    """``batch`` with ``rows[k]`` written at ``indices[k]`` (indices ``>= B`` are dropped)."""
+    return jax.tree.map(lambda b, r: b.at[indices].set(r, mode="drop"), batch, rows)
+
+
+def _reset_at(states, obs, indices, reset_key, reward_params, pool, config, source_ref):
+    """Reset the environments at ``indices`` (padded with ``num_envs``) and only those.
+
+    Environment ``i`` resets from ``jax.random.split(reset_key, num_envs)[i]``, so the result
+    does not depend on which other environments reset with it, nor on the padding.
+    """
+    num_envs = states.step_count.shape[0]
+    keys = jax.random.split(reset_key, num_envs)[jnp.minimum(indices, num_envs - 1)]
+    minus_one = jnp.full(indices.shape, -1, jnp.int32)
+    rows, row_obs, context = _reset_rows(
+        keys, minus_one, minus_one, reward_params, pool, config, source_ref
+    )
+    return _scatter(states, rows, indices), _scatter(obs, row_obs, indices), context
+
+
+@functools.partial(jax.jit, static_argnames=("config", "source_ref", "mode"))
+def _vector_step(
+    states, actions, reset_indices, key, reward_params, pool, *, config, source_ref, mode
+):
+    """Step every environment; in ``NEXT_STEP`` mode also reset those at ``reset_indices``.
+
+    Compiled once per (config, task source, mode, batch size, number of reset slots).
     """
     key, reset_key = jax.random.split(key)
-    num_envs = pending_reset.shape[0]
     stepped, obs, reward, _, info = batch_step(states, actions, config)
     terminated, truncated = info["terminated"], info["truncated"]
-
-    def fresh():
-        keys = jax.random.split(reset_key, num_envs)
-        return batch_reset(keys, config, source_ref.source, None, None, reward_params)
-
-    if mode == AutoresetMode.NEXT_STEP.value:
-        resets, reset_obs = jax.lax.cond(jnp.any(pending_reset), fresh, lambda: (stepped, obs))
-        stepped = _select(pending_reset, resets, stepped)
-        obs = _select(pending_reset, reset_obs, obs)
-        reward = jnp.where(pending_reset, jnp.float32(0.0), reward)
-        terminated = terminated & ~pending_reset
-        truncated = truncated & ~pending_reset
-    elif mode == AutoresetMode.SAME_STEP.value:
-        ended = terminated | truncated
-        resets, reset_obs = jax.lax.cond(jnp.any(ended), fresh, lambda: (stepped, obs))
-        final_obs, final_info = obs, _info_arrays(stepped)
-        stepped = _select(ended, resets, stepped)
-        obs = _select(ended, reset_obs, obs)
-        return stepped, obs, reward, terminated, truncated, key, final_obs, final_info
-    return stepped, obs, reward, terminated, truncated, key, None, None
+    context = None
+    if mode == AutoresetMode.NEXT_STEP.value and reset_indices is not None:
+        pending = jnp.zeros(reward.shape, jnp.bool_).at[reset_indices].set(True, mode="drop")
+        stepped, obs, context = _reset_at(
+            stepped, obs, reset_indices, reset_key, reward_params, pool, config, source_ref
+        )
+        reward = jnp.where(pending, jnp.float32(0.0), reward)
+        terminated = terminated & ~pending
+        truncated = truncated & ~pending
+    return stepped, obs, reward, terminated, truncated, key, reset_key, context
 
 
 @functools.partial(jax.jit, static_argnames=("config", "source_ref"))
-def _vector_reset(
-    keys, task_indices, pair_indices, reward_params, old, mask, *, config, source_ref
-):
-    """Reset every environment, or (given ``old = (states, obs)``) those in ``mask``."""
-    states, obs = batch_reset(
-        keys, config, source_ref.source, task_indices, pair_indices, reward_params
+def _vector_reset_at(states, obs, indices, reset_key, reward_params, pool, *, config, source_ref):
+    """``SAME_STEP``: reset the environments at ``indices`` after the step ended them."""
+    states, obs, context = _reset_at(
+        states, obs, indices, reset_key, reward_params, pool, config, source_ref
     )
-    if old is not None:
-        states, obs = _select(mask, states, old[0]), _select(mask, obs, old[1])
-    return states, obs
+    return states, obs, context, jax.tree.map(lambda x: x[indices], obs)
+
+
+@functools.partial(jax.jit, static_argnames=("config", "source_ref"))
+def _vector_reset(keys, task_indices, pair_indices, reward_params, pool, *, config, source_ref):
+    """Reset every environment: ``(states, observations, episode contexts)``."""
+    return _reset_rows(keys, task_indices, pair_indices, reward_params, pool, config, source_ref)
+
+
+@jax.jit
+def _merge(mask, states, obs, old_states, old_obs):
+    """Per environment: the new ``(states, obs)`` where ``mask``, the old ones elsewhere."""
+
+    def pick(a, b):
+        return jnp.where(mask.reshape(mask.shape + (1,) * (a.ndim - 1)), a, b)
+
+    return jax.tree.map(pick, (states, obs), (old_states, old_obs))
+
+
+def _slots(indices: np.ndarray, num_envs: int) -> np.ndarray:
+    """``indices`` padded with ``num_envs`` to a power of two (at least 8, at most the
+    batch): a handful of compiled shapes, and work proportional to the resets."""
+    size = min(max(8, 1 << int(np.ceil(np.log2(max(len(indices), 1))))), num_envs)
+    padded = np.full(size, num_envs, dtype=np.int32)
+    padded[: len(indices)] = indices
+    return padded
 
 
 class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
@@ -173,6 +223,7 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self._obs = None
         self._key = None
         self._pending_reset = np.zeros(num_envs, dtype=bool)
+        self._context_at_reset = config.environment.episode_context == "at_reset"
 
     @property
     def config(self):
@@ -207,16 +258,22 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         root = jax.random.key(seed)
         keys = jax.random.split(root, self.num_envs)
         self._key = jax.random.fold_in(root, self.num_envs)
-        old = None if mask is None else (self._states, self._obs)
-        self._states, self._obs = _vector_reset(
+        states, obs, context = _vector_reset(
             keys,
             jnp.asarray(task_indices),
             jnp.asarray(pair_indices),
             self.backend.reward_params,
-            old,
-            None if mask is None else jnp.asarray(mask),
+            self.backend.task_pool,
             **self._static,
         )
+        if mask is None:
+            self._states, self._obs = states, obs
+            reset_envs = np.arange(self.num_envs)
+        else:
+            self._states, self._obs = _merge(
+                jnp.asarray(mask), states, obs, self._states, self._obs
+            )
+            reset_envs = np.flatnonzero(mask)
         self._pending_reset = (
             np.zeros(self.num_envs, bool) if mask is None else self._pending_reset & ~mask
         )
@@ -224,6 +281,9 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         info = self._vector_info(host_info)
         info["task_id"] = np.array([self.backend.task_id(int(i)) for i in host_info["task_index"]])
         info["_task_id"] = np.ones(self.num_envs, dtype=bool)
+        if self._context_at_reset:
+            rows = jax.tree.map(lambda x: x[jnp.asarray(reset_envs)], context)
+            info |= self._context_info(jax.device_get(rows), reset_envs)
         return observation_to_numpy(host_obs), info
 
     def step(self, actions):
@@ -241,28 +301,63 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
                 f"actions must have a leading axis of num_envs={self.num_envs}, "
                 f"got operation shape {np.shape(structured.operation)}"
             )
+        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
+        pending = np.flatnonzero(self._pending_reset) if next_step else np.zeros(0, np.int32)
+        slots = jnp.asarray(_slots(pending, self.num_envs)) if len(pending) else None
         out = _vector_step(
             self._states,
             structured,
-            jnp.asarray(self._pending_reset),
+            slots,
             self._key,
             self.backend.reward_params,
+            self.backend.task_pool,
             mode=self.autoreset_mode.value,
             **self._static,
         )
-        self._states, self._obs, reward, terminated, truncated, self._key, final_obs, final = out
+        self._states, self._obs, reward, terminated, truncated, self._key, reset_key, ctx = out
         host = jax.device_get(
-            (self._obs, reward, terminated, truncated, _info_arrays(self._states), final_obs, final)
+            (self._obs, reward, terminated, truncated, _info_arrays(self._states), ctx)
         )
-        host_obs, reward, terminated, truncated, host_info, final_obs, final = host
+        host_obs, reward, terminated, truncated, host_info, ctx = host
+        host_obs = observation_to_numpy(host_obs)
         ended = np.logical_or(terminated, truncated)
         info = self._vector_info(host_info)
+        if next_step and self._context_at_reset and len(pending):
+            info |= self._context_info(jax.tree.map(lambda x: x[: len(pending)], ctx), pending)
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
-            info |= self._final_info(final_obs, final, ended)
+            ended_envs = np.flatnonzero(ended)
+            final_obs = host_obs
+            host_obs = {k: np.array(v) for k, v in host_obs.items()}  # (host arrays: read-only)
+            final_info = host_info
+            self._states, self._obs, ctx, row_obs = _vector_reset_at(
+                self._states,
+                self._obs,
+                jnp.asarray(_slots(ended_envs, self.num_envs)),
+                reset_key,
+                self.backend.reward_params,
+                self.backend.task_pool,
+                **self._static,
+            )
+            row_obs, ctx, host_info = jax.device_get((row_obs, ctx, _info_arrays(self._states)))
+            for name, rows in observation_to_numpy(row_obs).items():
+                host_obs[name][ended_envs] = rows[: len(ended_envs)]
+            info = self._vector_info(host_info)
+            info |= self._final_info(final_obs, final_info, ended)
+            if self._context_at_reset:
+                rows = jax.tree.map(lambda x: x[: len(ended_envs)], ctx)
+                info |= self._context_info(rows, ended_envs)
         self._pending_reset = (
             ended if self.autoreset_mode != AutoresetMode.SAME_STEP else ended & False
         )
-        return observation_to_numpy(host_obs), reward, terminated, truncated, info
+        return host_obs, reward, terminated, truncated, info
+
+    def _context_info(self, context, envs: np.ndarray) -> dict:
+        """``episode_context`` (a dict of arrays, one row per new episode) and
+        ``episode_context_envs`` (the environments those rows belong to)."""
+        return {
+            "episode_context": context_to_numpy(context),
+            "episode_context_envs": np.asarray(envs, dtype=np.int64),
+        }
 
     def _vector_info(self, host: dict) -> dict:
         info: dict[str, Any] = {}
@@ -272,8 +367,7 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             info[f"_{name}"] = all_envs
         return info
 
-    def _final_info(self, final_obs, final, ended: np.ndarray) -> dict:
-        numpy_obs = observation_to_numpy(final_obs)
+    def _final_info(self, numpy_obs: dict, final, ended: np.ndarray) -> dict:
         obs_array = np.full(self.num_envs, None, dtype=object)
         info_array = np.full(self.num_envs, None, dtype=object)
         for i in np.flatnonzero(ended):

@@ -1,36 +1,86 @@
 """A gymnax-compatible ARC environment class over the functional core.
 
-``ArcEnvironment`` subclasses ``gymnax.environments.environment.Environment``: ``reset``
-and ``step`` (gymnax 1.0's six-tuple with auto-reset and ``info["final_observation"]``)
-come from gymnax and call :func:`~jaxarc.envs.functional` underneath. The task source and
-config are static attributes of the environment; ``ArcEnvParams`` (reward weights) is a
+``ArcEnvironment`` subclasses ``gymnax.environments.environment.Environment`` and keeps its
+API: ``reset`` and ``step`` (gymnax 1.0's six-tuple with auto-reset and
+``info["final_observation"]``). The task source and config are static attributes of the
+environment; ``ArcEnvParams`` (reward weights, and for generated sources a task pool) is a
 traced pytree passed into every call, so it can be vmapped.
+
+Fast auto-reset. gymnax's generic ``step`` computes ``reset_env`` (state *and*
+observation) for every environment at every step and selects both. ``ArcEnvironment.step``
+gives the same results (a test compares it with gymnax's generic step) for less: it
+computes the reset *state* only (no observation), selects the state, and builds one
+observation from the selected state.
+
+Generated sources (``gen/...``). A reset there is a whole task generation (about a
+millisecond of CPU per task), and under ``vmap`` an auto-reset cannot be skipped for the
+environments that did not finish: every step would generate a task per environment. The
+parameters therefore carry a **task pool** (``params.task_pool``: ``N`` tasks made at
+``make`` time, ``task_pool=N``, default :data:`DEFAULT_TASK_POOL`); ``reset`` chooses one of
+its tasks uniformly (an index, as for a bank), and the state keeps that task as it keeps a
+generated one. ``env.refresh_task_pool(key, params)`` draws a new pool (e.g. once per
+training update) without recompiling; ``task_pool=0`` generates a task per reset (exact but
+slow). Memory: about 730 bytes per task for ``gen/easy`` (8x8, 4+1 pairs), 0.75 MB for
+1024 tasks. See docs/environment.md for why this was chosen over optimistic resets.
 """
 
 from __future__ import annotations
 
+import functools
+
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 from jaxtyping import Array, Bool, PRNGKeyArray
 
+from jaxarc.data.bank import Task, TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
-from jaxarc.envs.functional import as_task_source, check_canvas, reset_one_jit, step_one
+from jaxarc.envs.functional import (
+    as_task_source,
+    check_canvas,
+    episode_context,
+    observe,
+    reset_state,
+    step_one,
+)
 from jaxarc.envs.structured_actions import AbstractAction
-from jaxarc.envs.types import ArcObservation, ArcState, SourceRef, StepInfo
+from jaxarc.envs.types import ArcObservation, ArcState, EpisodeContext, SourceRef, StepInfo
 from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space, structured_action
+
+DEFAULT_TASK_POOL = 1024
+"""Tasks in a generated source's pool unless ``task_pool=`` says otherwise."""
 
 
 class ArcEnvParams(eqx.Module):
-    """Traced environment parameters (vmappable): the reward weights."""
+    """Traced environment parameters (vmappable): reward weights and the task pool.
+
+    ``task_pool`` is ``None`` for banks (and with ``task_pool=0``); for generated sources
+    it is a :class:`~jaxarc.data.bank.Task` whose leaves have a leading axis ``N``.
+    """
 
     reward: RewardParams = eqx.field(default_factory=RewardParams)
     max_steps_in_episode: int = eqx.field(static=True, default=100)
+    task_pool: Task | None = None
+
+
+@eqx.filter_jit
+def generate_task_pool(source: AbstractTaskSource, keys: PRNGKeyArray) -> Task:
+    """One task of ``source`` per key, stacked (leading axis ``len(keys)``)."""
+    return jax.vmap(lambda key: source.sample_task(key, jnp.int32(-1))[0])(keys)
+
+
+def _select(done: Bool[Array, ""], when_done, otherwise):
+    return jax.tree.map(lambda a, b: jax.lax.select(done, a, b), when_done, otherwise)
 
 
 class ArcEnvironment(environment.Environment):
-    """An ARC environment over one task source (a bank or a generator)."""
+    """An ARC environment over one task source (a bank or a generator).
+
+    ``task_pool_size``: tasks in the pool of a generated source (``None``: the default
+    :data:`DEFAULT_TASK_POOL`, ``0``: no pool, a generation per reset); ignored for banks.
+    """
 
     def __init__(
         self,
@@ -38,6 +88,7 @@ class ArcEnvironment(environment.Environment):
         task_source: AbstractTaskSource,
         name: str = "ARC",
         reward: RewardParams | None = None,
+        task_pool_size: int | None = None,
     ):
         super().__init__()
         self.config = config
@@ -46,6 +97,14 @@ class ArcEnvironment(environment.Environment):
         check_canvas(config, self.task_source)
         self._source_ref = SourceRef(self.task_source)
         self._name = name
+        if isinstance(self.task_source, TaskBank):
+            task_pool_size = 0
+        elif task_pool_size is None:
+            task_pool_size = DEFAULT_TASK_POOL
+        if not (isinstance(task_pool_size, int) and task_pool_size >= 0):
+            raise ValueError(f"task_pool must be an int >= 0, got {task_pool_size!r}")
+        self.task_pool_size = task_pool_size
+        self._default_params: ArcEnvParams | None = None
 
     @property
     def name(self) -> str:
@@ -53,30 +112,88 @@ class ArcEnvironment(environment.Environment):
 
     @property
     def default_params(self) -> ArcEnvParams:
-        return ArcEnvParams(
-            reward=self.default_reward,
-            max_steps_in_episode=self.config.environment.max_episode_steps,
-        )
+        if self._default_params is None:  # (the pool is generated once per environment)
+            params = ArcEnvParams(
+                reward=self.default_reward,
+                max_steps_in_episode=self.config.environment.max_episode_steps,
+            )
+            with jax.ensure_compile_time_eval():  # concrete even when first read under jit
+                self._default_params = self.refresh_task_pool(jax.random.key(0), params)
+        return self._default_params
+
+    def refresh_task_pool(self, key: PRNGKeyArray, params: ArcEnvParams) -> ArcEnvParams:
+        """``params`` with a new pool of ``task_pool_size`` generated tasks (same shapes, so
+        compiled steps are reused); unchanged when the environment has no pool."""
+        if self.task_pool_size == 0:
+            return params
+        keys = jax.random.split(key, self.task_pool_size)
+        pool = generate_task_pool(self.task_source, keys)
+        return eqx.tree_at(lambda p: p.task_pool, params, pool, is_leaf=lambda x: x is None)
 
     @property
     def num_actions(self) -> int:
         """The number of operations (each action pairs one with a selection)."""
         return int(sum(self.config.action.allowed_mask))
 
-    def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
+    def _reset_state(self, key: PRNGKeyArray, params: ArcEnvParams):
         minus_one = jnp.int32(-1)
-        state, obs = reset_one_jit(
-            key, self.config, self._source_ref, minus_one, minus_one, params.reward
+        return reset_state(
+            key,
+            self.config,
+            self._source_ref,
+            minus_one,
+            minus_one,
+            params.reward,
+            self.task_source,
+            params.task_pool,
         )
-        return obs, state
+
+    def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
+        state, _, _ = self._reset_state(key, params)
+        return observe(state, self.config, self.task_source), state
 
     def step_env(
         self, key: PRNGKeyArray, state: ArcState, action: AbstractAction, params: ArcEnvParams
     ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], StepInfo]:
         state = eqx.tree_at(lambda s: s.reward_params, state, params.reward)
         action = structured_action(action, self.config.action.selection_format)
-        state, obs, reward, _, info = step_one(state, action, self.config)
+        state, obs, reward, _, info = step_one(state, action, self.config, self.task_source)
         return obs, state, reward, state.terminated, info
+
+    @functools.partial(jax.jit, static_argnames=("self",))
+    def step(
+        self,
+        key: PRNGKeyArray,
+        state: ArcState,
+        action: AbstractAction,
+        params: ArcEnvParams | None = None,
+    ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], Bool[Array, ""], StepInfo]:
+        """gymnax's step with auto-reset: the same outputs as the generic
+        ``Environment.step`` (same key split, same reset), without building and selecting
+        a second observation."""
+        if params is None:
+            params = self.default_params
+        key_step, key_reset = jax.random.split(key)
+        obs_st, state_st, reward, terminated, info = self.step_env(key_step, state, action, params)
+        truncated = self.is_truncated(state_st, params)
+        done = terminated | truncated
+        fresh, _, _ = self._reset_state(key_reset, params)
+        state = _select(done, fresh, state_st)
+        obs = observe(state, self.config, self.task_source)
+        info = {
+            **info,
+            "terminated": terminated,
+            "truncated": truncated,
+            "final_observation": obs_st,
+        }
+        return obs, state, reward, terminated, truncated, info
+
+    def episode_context(
+        self, state: ArcState, params: ArcEnvParams | None = None
+    ) -> EpisodeContext:
+        """The episode's constants (input grid, demonstration pairs) of one state; with
+        ``episode_context="at_reset"`` they are not in the observations."""
+        return episode_context(state, self.config, self.task_source)
 
     def is_truncated(self, state: ArcState, params: ArcEnvParams) -> Bool[Array, ""]:
         return state.truncated

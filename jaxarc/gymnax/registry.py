@@ -12,7 +12,9 @@ Built-in names:
   test pairs).
 
 Options (all keyword): ``selection_format``, ``max_episode_steps``, ``episode_mode``,
-``allowed_operations``, ``start_from_empty``, ``validate``, ``data_dir``, and the reward
+``allowed_operations``, ``start_from_empty``, ``validate``, ``episode_context``
+(``"every_step"``/``"at_reset"``), ``task_pool`` (generated sources: tasks in the reset
+pool, 0 for none), ``data_dir``, and the reward
 weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
 ``similarity_weight`` (traced: they go into the returned params).
 """
@@ -51,7 +53,13 @@ _DIRECTORY_SETS = {  # name: (canvas, episode mode, fetchable dataset)
     "ConceptARC": ((30, 30), "train", "conceptarc"),
     "ConceptARC-eval": ((30, 30), "eval", "conceptarc"),
 }
-_ENV_OPTIONS = ("max_episode_steps", "episode_mode", "start_from_empty", "validate")
+_ENV_OPTIONS = (
+    "max_episode_steps",
+    "episode_mode",
+    "start_from_empty",
+    "validate",
+    "episode_context",
+)
 _REWARD_OPTIONS = ("success_bonus", "failed_submit_penalty", "step_penalty", "similarity_weight")
 
 
@@ -60,6 +68,12 @@ def register(name: str, factory: EnvFactory, *, overwrite: bool = False) -> None
     if name in _REGISTRY and not overwrite:
         raise ValueError(f"environment {name!r} is already registered (pass overwrite=True)")
     _REGISTRY[name] = factory
+
+
+def registered_factory(name: str) -> EnvFactory | None:
+    """The factory registered under ``name`` (``None`` for single task ids and unknowns)."""
+    _register_generators()
+    return _REGISTRY.get(name)
 
 
 def registered_names() -> tuple[str, ...]:
@@ -92,6 +106,7 @@ def build_environment(
     from jaxarc.gymnax.environment import ArcEnvironment
 
     options = dict(options)
+    task_pool = options.pop("task_pool", None)
     env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
     reward = RewardParams(**{k: options.pop(k) for k in _REWARD_OPTIONS if k in options})
     action = UnifiedActionConfig(
@@ -99,9 +114,10 @@ def build_environment(
         allowed_operations=options.pop("allowed_operations", None),
     )
     if options:
+        accepted = ("selection_format", "allowed_operations", "task_pool")
         raise TypeError(
             f"unknown option(s) for {name!r}: {sorted(options)}; accepted: "
-            f"{sorted(('selection_format', 'allowed_operations', *_ENV_OPTIONS, *_REWARD_OPTIONS))}"
+            f"{sorted((*accepted, *_ENV_OPTIONS, *_REWARD_OPTIONS))}"
         )
     height, width = source.canvas_shape
     config = JaxArcConfig(
@@ -109,7 +125,7 @@ def build_environment(
         dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
         action=action,
     )
-    env = ArcEnvironment(config, source, name=name, reward=reward)
+    env = ArcEnvironment(config, source, name=name, reward=reward, task_pool_size=task_pool)
     return env, env.default_params
 
 

@@ -1,0 +1,203 @@
+"""The fast paths of the faces give what the generic paths give.
+
+* the gymnax class's ``step`` (reset state only, one observation) against gymnax's generic
+  ``Environment.step`` (full reset and two selected observations), every format, a bank
+  and a generated source (task pool);
+* the one-call action sampler (valid, allowed operations only, deterministic per key);
+* the task pool of generated sources (resets choose its tasks, refresh replaces it);
+* the vector env resetting only ended environments against the old semantics rebuilt from
+  ``batch_step``/``batch_reset`` (every environment reset from its own key);
+* the ``episode_context="at_reset"`` option (observations without the constants, the
+  context in ``info`` and from ``episode_context``);
+* ``make_vec(..., vectorization_mode="async")`` with fork is refused, without hanging.
+"""
+
+from __future__ import annotations
+
+import signal
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from gym_helpers import SMALL_ID, small_bank
+from gymnax.environments.environment import Environment
+
+from jaxarc.data.generators import make_generator
+from jaxarc.envs import CONTEXT_FIELDS, batch_reset, batch_step, episode_context
+from jaxarc.gym import ArcGymnasiumVectorEnv
+from jaxarc.gym.spaces import action_from_gymnasium
+from jaxarc.gymnax import build_environment
+
+BATCH = 6
+STEPS = 7
+
+
+def _host(x) -> np.ndarray:
+    if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+        x = jax.random.key_data(x)
+    return np.asarray(x)
+
+
+def _assert_trees_equal(a, b) -> None:
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+        np.testing.assert_array_equal(_host(x), _host(y))
+
+
+def _small_env(fmt: str, **options):
+    return build_environment(
+        small_bank(), name="small", selection_format=fmt, max_episode_steps=3, **options
+    )
+
+
+def _rollouts_agree(env, params):
+    """Random episodes through both steps from the same keys; every output equal."""
+    space = env.action_space(params)
+    generic = jax.vmap(
+        lambda k, s, a, p: Environment.step.__wrapped__(env, k, s, a, p), (0, 0, 0, None)
+    )
+    fast = jax.vmap(env.step, (0, 0, 0, None))
+
+    @jax.jit
+    def both(key):
+        _, state = jax.vmap(env.reset, (0, None))(jax.random.split(key, BATCH), params)
+
+        def body(carry, key):
+            s_generic, s_fast = carry
+            act_key, step_key = jax.random.split(key)
+            action = jax.vmap(space.sample)(jax.random.split(act_key, BATCH))
+            keys = jax.random.split(step_key, BATCH)
+            out_generic = generic(keys, s_generic, action, params)
+            out_fast = fast(keys, s_fast, action, params)
+            return (out_generic[1], out_fast[1]), (out_generic, out_fast)
+
+        _, (out_generic, out_fast) = jax.lax.scan(
+            body, (state, state), jax.random.split(key, STEPS)
+        )
+        return out_generic, out_fast
+
+    out_generic, out_fast = both(jax.random.key(3))
+    _assert_trees_equal(out_generic, out_fast)
+    terminated, truncated = out_fast[3], out_fast[4]
+    assert np.asarray(terminated | truncated).any()  # auto-resets happened
+
+
+@pytest.mark.parametrize("fmt", ["point", "bbox", "mask"])
+def test_fast_gymnax_step_equals_the_generic_step_on_a_bank(fmt):
+    _rollouts_agree(*_small_env(fmt))
+
+
+def test_fast_gymnax_step_equals_the_generic_step_on_a_task_pool():
+    env, params = build_environment(
+        make_generator("gen/easy"), name="gen", max_episode_steps=3, task_pool=16
+    )
+    _rollouts_agree(env, params)
+
+
+def test_action_sampler_is_valid_allowed_and_deterministic():
+    for fmt in ("point", "bbox", "mask"):
+        env, params = _small_env(fmt, allowed_operations=[2, 5, 34])
+        space = env.action_space(params)
+        keys = jax.random.split(jax.random.key(0), 512)
+        actions = jax.vmap(space.sample)(keys)
+        assert np.asarray(jax.vmap(space.contains)(actions)).all()
+        assert set(np.asarray(actions.operation).tolist()) == {2, 5, 34}
+        _assert_trees_equal(actions, jax.vmap(space.sample)(keys))
+    rows = np.asarray(actions.selection).reshape(512, -1)
+    assert 0.4 < rows.mean() < 0.6 and len({r.tobytes() for r in rows}) == 512
+
+
+def test_generated_resets_choose_pool_tasks_and_refresh_replaces_the_pool():
+    env, params = build_environment(make_generator("gen/easy"), name="gen", task_pool=8)
+    pool = params.task_pool
+    assert pool.demo_inputs.shape[0] == 8
+    _, states = jax.vmap(env.reset, (0, None))(jax.random.split(jax.random.key(1), 32), params)
+    chosen = np.asarray(states.episode_store.demo_inputs).reshape(32, -1)
+    entries = np.asarray(pool.demo_inputs).reshape(8, -1)
+    matches = (chosen[:, None, :] == entries[None, :, :]).all(-1)
+    assert (matches.sum(1) >= 1).all() and matches.any(0).sum() > 1
+    fresh = env.refresh_task_pool(jax.random.key(5), params)
+    assert not np.array_equal(np.asarray(fresh.task_pool.demo_inputs), np.asarray(entries))
+    no_pool_env, no_pool = build_environment(make_generator("gen/easy"), task_pool=0)
+    assert no_pool.task_pool is None and no_pool_env.task_pool_size == 0
+    with pytest.raises(ValueError, match="task_pool"):
+        build_environment(make_generator("gen/easy"), task_pool=-1)
+
+
+def test_vector_env_resets_only_the_ended_environments_from_their_own_keys():
+    num_envs = 8
+    venv = ArcGymnasiumVectorEnv("test-gym-small", num_envs=num_envs, episode_steps=2)
+    config, source, reward = venv.config, venv.backend.source, venv.backend.reward_params
+    venv.reset(seed=4)
+    rng = np.random.default_rng(0)
+    pending = np.zeros(num_envs, bool)
+    resets = 0
+    for _ in range(6):
+        action = venv.action_space.sample()
+        action["operation"] = rng.integers(0, 34, num_envs)  # no SUBMIT: truncation at 2
+        before, key = venv.states, venv._key
+        _, reset_key = jax.random.split(key)
+        stepped, _, reward_expected, _, info = batch_step(
+            before, action_from_gymnasium(action, config), config
+        )
+        fresh, _ = batch_reset(
+            jax.random.split(reset_key, num_envs), config, source, None, None, reward
+        )
+        expected = jax.tree.map(
+            lambda a, b, m=pending: np.where(m.reshape((-1,) + (1,) * (a.ndim - 1)), a, b),
+            jax.tree.map(_host, fresh),
+            jax.tree.map(_host, stepped),
+        )
+        _, reward_got, terminated, truncated, _ = venv.step(action)
+        _assert_trees_equal(expected, jax.tree.map(_host, venv.states))
+        np.testing.assert_array_equal(reward_got, np.where(pending, 0.0, reward_expected))
+        resets += pending.sum()
+        pending = terminated | truncated
+    assert resets > 0
+
+
+def test_episode_context_at_reset_leaves_constants_out_and_gives_them_in_info():
+    venv = ArcGymnasiumVectorEnv(
+        "test-gym-small", num_envs=4, episode_steps=2, episode_context="at_reset"
+    )
+    obs, info = venv.reset(seed=0)
+    assert not set(CONTEXT_FIELDS) & set(obs)
+    assert venv.observation_space.contains(obs)
+    np.testing.assert_array_equal(info["episode_context_envs"], np.arange(4))
+    expected = jax.vmap(lambda s: episode_context(s, venv.config))(venv.states)
+    for name in CONTEXT_FIELDS:
+        got = info["episode_context"][name]
+        np.testing.assert_array_equal(got, np.asarray(getattr(expected, name)).astype(got.dtype))
+    seen_autoreset = False
+    for _ in range(4):
+        obs, _, _, _, info = venv.step(venv.action_space.sample())
+        assert not set(CONTEXT_FIELDS) & set(obs)
+        if "episode_context_envs" in info:
+            seen_autoreset = True
+            envs = info["episode_context_envs"]
+            expected = jax.vmap(lambda s: episode_context(s, venv.config))(venv.states)
+            np.testing.assert_array_equal(
+                info["episode_context"]["demo_inputs"], np.asarray(expected.demo_inputs)[envs]
+            )
+    assert seen_autoreset
+    # the same constants are in every observation by default
+    env, params = _small_env("point")
+    obs, state = env.reset(jax.random.key(0), params)
+    context = env.episode_context(state, params)
+    for name in CONTEXT_FIELDS:
+        assert jnp.array_equal(getattr(obs, name), getattr(context, name))
+
+
+def test_async_make_vec_with_fork_is_refused_before_forking():
+    def hung(signum, frame):
+        raise TimeoutError("make_vec(vectorization_mode='async') hung (forked JAX)")
+
+    previous = signal.signal(signal.SIGALRM, hung)  # bounded: a regression fails, never hangs
+    signal.alarm(120)
+    try:
+        with pytest.raises(RuntimeError, match="spawn"):
+            gymnasium.make_vec(SMALL_ID, num_envs=2, vectorization_mode="async")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
