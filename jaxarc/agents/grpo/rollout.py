@@ -17,7 +17,7 @@ from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.structured_actions import AbstractAction
-from jaxarc.envs.types import ArcObservation
+from jaxarc.envs.types import ArcObservation, ArcState
 
 
 class Trajectories(eqx.Module):
@@ -98,7 +98,7 @@ def group_rollout(
     )
 
 
-def evaluate_success(
+def final_states(
     policy: AbstractPolicy,
     key: PRNGKeyArray,
     env_config: JaxArcConfig,
@@ -106,9 +106,9 @@ def evaluate_success(
     num_tasks: int,
     steps: int,
     greedy: bool = True,
-) -> dict[str, Float32[Array, ""]]:
-    """``policy`` on ``num_tasks`` fresh episodes (greedy or sampled): success rate, mean final
-    similarity of the grid to the target, and mean episode length."""
+) -> ArcState:
+    """The states after ``steps`` steps of ``policy`` (greedy or sampled) on ``num_tasks``
+    fresh episodes; finished episodes stay as they ended."""
     reset_key, act_key = jax.random.split(key)
     states, obs = batch_reset(jax.random.split(reset_key, num_tasks), env_config, source)
     tasks = jax.vmap(policy.encode_task)(obs)
@@ -125,6 +125,21 @@ def evaluate_success(
         return (states, obs), None
 
     (states, _), _ = jax.lax.scan(one_step, (states, obs), jax.random.split(act_key, steps))
+    return states
+
+
+def evaluate_success(
+    policy: AbstractPolicy,
+    key: PRNGKeyArray,
+    env_config: JaxArcConfig,
+    source: AbstractTaskSource,
+    num_tasks: int,
+    steps: int,
+    greedy: bool = True,
+) -> dict[str, Float32[Array, ""]]:
+    """``policy`` on ``num_tasks`` fresh episodes (greedy or sampled): success rate, mean final
+    similarity of the grid to the target, and mean episode length."""
+    states = final_states(policy, key, env_config, source, num_tasks, steps, greedy)
     return {
         "success": jnp.mean(states.success.astype(jnp.float32)),
         "similarity": jnp.mean(states.similarity),

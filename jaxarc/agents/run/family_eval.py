@@ -20,11 +20,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
+from jaxarc.agents.grpo.rollout import final_states
 from jaxarc.data.generators import GeneratorSource, make_generator
-from jaxarc.data.source import AbstractTaskSource
-from jaxarc.envs import JaxArcConfig
-from jaxarc.envs.functional import batch_reset, batch_step
-from jaxarc.envs.types import ArcState
 
 FAMILY_METRIC_PREFIX = "eval_success/"  # metrics-log keys: eval_success/<family>
 
@@ -33,35 +30,6 @@ def family_source(name: str, canvas: int, min_side: int = 0) -> GeneratorSource:
     """The ``gen/...`` source ``name`` on a ``canvas`` x ``canvas`` canvas, reporting each
     episode's family as its task index."""
     return make_generator(name, canvas=(canvas, canvas), min_side=min_side, family_as_index=True)
-
-
-def final_states(
-    policy: Any,
-    key: PRNGKeyArray,
-    env_config: JaxArcConfig,
-    source: AbstractTaskSource,
-    num_tasks: int,
-    steps: int,
-    greedy: bool = True,
-) -> ArcState:
-    """The states after ``steps`` steps of ``policy`` on ``num_tasks`` fresh episodes."""
-    reset_key, act_key = jax.random.split(key)
-    states, obs = batch_reset(jax.random.split(reset_key, num_tasks), env_config, source)
-    tasks = jax.vmap(policy.encode_task)(obs)
-
-    def one_step(carry, step_key):
-        states, obs = carry
-        dists = jax.vmap(policy.act)(obs, tasks)
-        if greedy:
-            actions = jax.vmap(lambda d: d.mode())(dists)
-        else:
-            keys = jax.random.split(step_key, num_tasks)
-            actions = jax.vmap(lambda d, k: d.sample(k))(dists, keys)
-        states, obs, *_ = batch_step(states, actions, env_config)
-        return (states, obs), None
-
-    (states, _), _ = jax.lax.scan(one_step, (states, obs), jax.random.split(act_key, steps))
-    return states
 
 
 def success_by_family(
