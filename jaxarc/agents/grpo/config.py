@@ -236,6 +236,18 @@ class TrainConfig:
         return PRESETS[name]
 
 
+# The policy of the quick and medium presets: the learned in-context predictor, the hand-made
+# one off (an ablation: --no-policy-learned-prediction --policy-in-context-prediction).
+LEARNED_POLICY = PolicyConfig(
+    channels=24,
+    trunk_layers=2,
+    pair_channels=8,
+    context_size=48,
+    head_hidden=48,
+    in_context_prediction=False,
+    learned_prediction=True,
+)
+
 PRESETS: dict[str, TrainConfig] = {
     "quick": TrainConfig(
         # gen/easy is four flood families: point actions, FLOOD_c and SUBMIT suffice
@@ -257,20 +269,12 @@ PRESETS: dict[str, TrainConfig] = {
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
         # the learned in-context predictor; the hand-made one is off (an ablation:
         # --no-policy-learned-prediction --policy-in-context-prediction)
-        policy=PolicyConfig(
-            channels=24,
-            trunk_layers=2,
-            pair_channels=8,
-            context_size=48,
-            head_hidden=48,
-            in_context_prediction=False,
-            learned_prediction=True,
-        ),
+        policy=LEARNED_POLICY,
     ),
     # gen/medium: the four flood families of gen/easy and rot180/move/flip/rotate, played with
     # bbox actions and every operation allowed (no restriction hints which ones matter); the
-    # hand-made cell predictor is off, so whatever the policy infers it learned. (Until the
-    # learned in-context policy lands this is the ConvPolicy with in_context_prediction off.)
+    # hand-made cell predictor is off, so whatever the policy infers it learned. No BC stage:
+    # the on-device expert covers the flood families only.
     "medium": TrainConfig(
         source="gen/medium",
         selection_format="bbox",
@@ -284,14 +288,7 @@ PRESETS: dict[str, TrainConfig] = {
         lr=1e-3,
         eval_tasks=512,
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
-        policy=PolicyConfig(
-            channels=24,
-            trunk_layers=2,
-            pair_channels=8,
-            context_size=48,
-            head_hidden=48,
-            in_context_prediction=False,
-        ),
+        policy=LEARNED_POLICY,
     ),
     "default": TrainConfig(
         batch_tasks=64,
