@@ -323,6 +323,8 @@ def _run_train(
         settings = resolve_run_settings(args, resume_from)
     except CheckpointError as err:
         raise CLIError(f"cannot read the run settings of {resume_from}: {err}") from None
+    # jax.distributed must start before any JAX work, the source check's included
+    primary = args.dry_run or _prepare_runtime(args)
     check_task_source(config)  # the run would fail at start: say so before, dry run or not
     if not args.resume:  # ... as it would on a run directory that already holds checkpoints
         from jaxarc.agents.run.checkpoint import latest_checkpoint
@@ -336,7 +338,6 @@ def _run_train(
     if args.dry_run:
         print(describe_config(config))
         return 0
-    primary = _prepare_runtime(args)
     from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
 
     if primary:
