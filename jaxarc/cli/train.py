@@ -44,9 +44,10 @@ def _train_config_class() -> type:
 
 
 def default_compile_cache_dir() -> Path:
-    import platformdirs
+    """``xla-compilation-cache`` under the jaxarc cache (``$JAXARC_CACHE_DIR`` or the user's)."""
+    from jaxarc.data.cache import cache_root
 
-    return Path(platformdirs.user_cache_dir("jaxarc")) / "xla-compilation-cache"
+    return cache_root() / "xla-compilation-cache"
 
 
 def enable_compile_cache(directory: Path) -> None:
@@ -197,14 +198,24 @@ def _distributed_config(args: argparse.Namespace) -> Any:
         raise CLIError(str(err)) from None
 
 
-def _prepare_runtime(args: argparse.Namespace) -> bool:
-    """Join the distributed run and switch on the compile cache; returns "am I primary"."""
+def _join_distributed(args: argparse.Namespace) -> bool:
+    """Join the distributed run (before any JAX work); returns "am I primary"."""
     from jaxarc.agents.run.distributed import initialize_distributed, is_primary_process
 
     initialize_distributed(_distributed_config(args))
+    return is_primary_process()
+
+
+def _enable_compile_cache(args: argparse.Namespace) -> None:
     if not args.no_compile_cache:
         enable_compile_cache(args.compile_cache_dir or default_compile_cache_dir())
-    return is_primary_process()
+
+
+def _prepare_runtime(args: argparse.Namespace) -> bool:
+    """Join the distributed run and switch on the compile cache; returns "am I primary"."""
+    primary = _join_distributed(args)
+    _enable_compile_cache(args)
+    return primary
 
 
 def resolve_train_config(
@@ -324,7 +335,7 @@ def _run_train(
     except CheckpointError as err:
         raise CLIError(f"cannot read the run settings of {resume_from}: {err}") from None
     # jax.distributed must start before any JAX work, the source check's included
-    primary = args.dry_run or _prepare_runtime(args)
+    primary = args.dry_run or _join_distributed(args)
     check_task_source(config)  # the run would fail at start: say so before, dry run or not
     if not args.resume:  # ... as it would on a run directory that already holds checkpoints
         from jaxarc.agents.run.checkpoint import latest_checkpoint
@@ -338,6 +349,7 @@ def _run_train(
     if args.dry_run:
         print(describe_config(config))
         return 0
+    _enable_compile_cache(args)  # only for a run that passed every check
     from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
 
     if primary:
