@@ -1,13 +1,16 @@
 """Behaviour cloning: the optional supervised warm start before GRPO (``bc_updates``).
 
-The expert is :func:`paint_expert_action`, the on-device form of
+With point actions the expert is :func:`paint_expert_action`, the on-device form of
 :func:`jaxarc.data.generators.oracle_actions` for the paint families (``gen/easy``: recolour,
 erase, fill_background, fill_holes): while the working grid differs from the target it
 floods the first differing cell (row-major) with that cell's target colour, then submits.
 From the start grid this is exactly the oracle's sequence (one flood per changed region,
 first cell of each region, SUBMIT last); from any other grid it is still a shortest fix
 when every changed region is a same-colour region, so it can also label states the policy
-reached itself.
+reached itself. With bbox actions it is
+:func:`jaxarc.agents.grpo.state_expert.state_expert_action` (every ``gen/medium`` family:
+whole-grid flips, rotations and moves when they reach the target, else the same flood as a
+1x1 box).
 
 :func:`make_bc_update` compiles one BC update: ``batch_tasks * group_size`` fresh episodes
 played by the expert for ``rollout_steps`` steps, then one gradient step on
@@ -28,9 +31,10 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import optax
-from jaxtyping import Array, Bool, Float32, Int8, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 
 from jaxarc.agents.grpo.loss import masked_mean
+from jaxarc.agents.grpo.state_expert import state_expert_action
 from jaxarc.agents.grpo.train import TrainState
 from jaxarc.agents.model.learned_incontext import cell_cross_entropy
 from jaxarc.agents.model.policy import AbstractPolicy
@@ -70,8 +74,24 @@ def paint_expert_action(
 
 def episode_target(state: ArcState, source: AbstractTaskSource, mode: str) -> Int8[Array, "H W"]:
     """The target grid of one environment's episode (never part of the observation)."""
+    return episode_target_and_shape(state, source, mode)[0]
+
+
+def episode_target_and_shape(
+    state: ArcState, source: AbstractTaskSource, mode: str
+) -> tuple[Int8[Array, "H W"], Int32[Array, " 2"]]:
+    """The target grid of one environment's episode and its shape."""
     task = source.episode_task(state.episode_store, state.task_index)
-    return episode_pair(task, state.pair_index, mode).target_grid
+    pair = episode_pair(task, state.pair_index, mode)
+    return pair.target_grid, pair.target_shape
+
+
+def expert_action(state: ArcState, target, target_shape, selection_format: str) -> AbstractAction:
+    """The expert's action for one state: the state expert with bbox actions, the paint
+    expert with point actions."""
+    if selection_format == "bbox":
+        return state_expert_action(state.grid, state.grid_shape, target, target_shape)
+    return paint_expert_action(state.grid, target, selection_format)
 
 
 class ExpertBatch(eqx.Module):
@@ -82,6 +102,8 @@ class ExpertBatch(eqx.Module):
     valid: Bool[Array, "N T"]
     targets: Int8[Array, "N H W"]
     success: Bool[Array, " N"]
+    painted: Bool[Array, " N"]  # every valid expert action was a paint (FILL/FLOOD) or SUBMIT
+    task_index: Int32[Array, " N"]  # the state's task index (a generator's family, if asked)
 
 
 def expert_rollout(
@@ -91,15 +113,17 @@ def expert_rollout(
     episodes: int,
     steps: int,
 ) -> ExpertBatch:
-    """``episodes`` fresh episodes played by :func:`paint_expert_action` for ``steps`` steps."""
+    """``episodes`` fresh episodes played by :func:`expert_action` for ``steps`` steps."""
     mode = env_config.environment.episode_mode
     fmt = env_config.action.selection_format
     states, obs = batch_reset(jax.random.split(key, episodes), env_config, source)
-    targets = jax.vmap(lambda s: episode_target(s, source, mode))(states)
+    targets, target_shapes = jax.vmap(lambda s: episode_target_and_shape(s, source, mode))(states)
 
     def one_step(carry, _):
         states, obs = carry
-        actions = jax.vmap(lambda g, t: paint_expert_action(g, t, fmt))(states.grid, targets)
+        actions = jax.vmap(lambda s, t, ts: expert_action(s, t, ts, fmt))(
+            states, targets, target_shapes
+        )
         valid = ~(states.terminated | states.truncated)
         states, next_obs, *_ = batch_step(states, actions, env_config)
         return (states, next_obs), (obs, actions, valid)
@@ -108,14 +132,21 @@ def expert_rollout(
         one_step, (states, obs), None, length=steps, unroll=True
     )
     swap = lambda tree: jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), tree)  # noqa: E731
-    return ExpertBatch(swap(obs_t), swap(actions_t), swap(valid_t), targets, states.success)
+    actions, valid = swap(actions_t), swap(valid_t)
+    paint = (actions.operation < ops.FLOOD_0 + 10) | (actions.operation == ops.SUBMIT)
+    painted = jnp.all(paint | ~valid, axis=1)
+    return ExpertBatch(
+        swap(obs_t), actions, valid, targets, states.success, painted, states.task_index
+    )
 
 
 def bc_loss(
     policy: AbstractPolicy, batch: ExpertBatch, aux_coef: float
 ) -> tuple[Float32[Array, ""], Metrics]:
     """Negative log-likelihood of the expert's actions plus ``aux_coef`` times the per-cell
-    cross-entropy of the policy's cell prediction against the target."""
+    cross-entropy of the policy's cell prediction against the target, on the episodes the
+    expert solved by painting only (the cell predictor predicts colours cell by cell; a
+    rotated or moved target is not a per-cell colour rule, so it is left out)."""
 
     def episode(obs_t, actions_t, target):
         task = policy.encode_task(jax.tree.map(lambda x: x[0], obs_t))
@@ -130,7 +161,7 @@ def bc_loss(
 
     log_probs, op_match, cell_loss = jax.vmap(episode)(batch.obs, batch.actions, batch.targets)
     nll = -masked_mean(log_probs, batch.valid)
-    aux = jnp.mean(cell_loss)
+    aux = masked_mean(cell_loss, batch.painted)
     loss = nll + aux_coef * aux
     metrics = {
         "loss": loss,

@@ -248,6 +248,11 @@ LEARNED_POLICY = PolicyConfig(
     learned_prediction=True,
 )
 
+# The medium preset's policy: LEARNED_POLICY plus the given whole-grid transform features
+# (jaxarc.agents.model.pair_transforms), which the geometric families need to choose among the
+# 35 operations from the demonstrations.
+MEDIUM_POLICY = dataclasses.replace(LEARNED_POLICY, pair_transforms=True)
+
 PRESETS: dict[str, TrainConfig] = {
     "quick": TrainConfig(
         # gen/easy is four flood families: point actions, FLOOD_c and SUBMIT suffice
@@ -273,8 +278,9 @@ PRESETS: dict[str, TrainConfig] = {
     ),
     # gen/medium: the four flood families of gen/easy and rot180/move/flip/rotate, played with
     # bbox actions and every operation allowed (no restriction hints which ones matter); the
-    # hand-made cell predictor is off, so whatever the policy infers it learned. No BC stage:
-    # the on-device expert covers the flood families only.
+    # hand-made cell predictor is off, so whatever the policy infers it learned. BC clones the
+    # state expert (jaxarc.agents.grpo.state_expert: whole-grid flips/rotations/moves when they
+    # reach the target, else floods), then GRPO.
     "medium": TrainConfig(
         source="gen/medium",
         selection_format="bbox",
@@ -285,10 +291,11 @@ PRESETS: dict[str, TrainConfig] = {
         failed_submit_penalty=0.0,
         similarity_weight=1.0,
         num_updates=2000,
+        bc_updates=300,
         lr=1e-3,
         eval_tasks=512,
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
-        policy=LEARNED_POLICY,
+        policy=MEDIUM_POLICY,
     ),
     "default": TrainConfig(
         batch_tasks=64,

@@ -53,6 +53,11 @@ from jaxarc.agents.model.features import (
 )
 from jaxarc.agents.model.incontext import CellPredictionConfig, predict_cells
 from jaxarc.agents.model.layers import ConvHWC
+from jaxarc.agents.model.pair_transforms import (
+    TRANSFORM_FEATURES,
+    demo_transform_matches,
+    transform_matches,
+)
 from jaxarc.agents.model.learned_incontext import (
     LearnedCellPredictor,
     LearnedPredictionConfig,
@@ -90,6 +95,10 @@ class PolicyConfig:
     # the learned predictor of jaxarc.agents.learned_incontext (instead of the hand-made one)
     learned_prediction: bool = False
     learned: LearnedPredictionConfig = dataclasses.field(default_factory=LearnedPredictionConfig)
+    # given whole-grid transform features (jaxarc.agents.model.pair_transforms): whether each
+    # dihedral transform or shift maps the demo inputs to their outputs, and the episode's
+    # input to the working grid; added to the context vector
+    pair_transforms: bool = False
 
     def __post_init__(self) -> None:
         if self.learned_prediction and self.in_context_prediction:
@@ -165,6 +174,7 @@ class ConvPolicy(AbstractPolicy):
     wrongness_op_weights: Float32[Array, "35 2"]  # gates (x GATE_GAIN), per operation
     learned_predictor: LearnedCellPredictor | None
     selection_format: str = eqx.field(static=True)
+    pair_transforms: bool = eqx.field(static=True)
     prediction: CellPredictionConfig | None = eqx.field(static=True)
     canvas: tuple[int, int] = eqx.field(static=True)
 
@@ -173,6 +183,7 @@ class ConvPolicy(AbstractPolicy):
         c, pc = config.channels, config.pair_channels
         self.selection_format = env_config.action.selection_format
         self.canvas = env_config.dataset.canvas_shape
+        self.pair_transforms = config.pair_transforms
         self.prediction = config.prediction if config.in_context_prediction else None
         self.learned_predictor = (
             LearnedCellPredictor(config.learned, key=jax.random.fold_in(key, 1))
@@ -192,6 +203,7 @@ class ConvPolicy(AbstractPolicy):
             + 1
             + STEP_FEATURES
             + WRONGNESS_FEATURES
+            + (2 * TRANSFORM_FEATURES if config.pair_transforms else 0)
         )
         self.context_mlp = eqx.nn.MLP(
             context_in, config.context_size, config.head_hidden, 1, key=keys[2]
@@ -240,6 +252,15 @@ class ConvPolicy(AbstractPolicy):
         features = jnp.concatenate(
             [transitions.reshape(-1), roles.reshape(-1), symmetry, shift, pair_code]
         )
+        if self.pair_transforms:
+            demo_matches = demo_transform_matches(
+                obs.demo_inputs,
+                obs.demo_outputs,
+                obs.demo_input_shapes,
+                obs.demo_output_shapes,
+                obs.demo_mask,
+            )
+            features = jnp.concatenate([features, demo_matches])
         colour_map = transitions / jnp.maximum(jnp.sum(transitions, axis=1, keepdims=True), 1e-6)
         if self.learned_predictor is not None:
             cell_prediction = self.learned_predictor(
@@ -296,9 +317,10 @@ class ConvPolicy(AbstractPolicy):
         area = area_mask(obs.grid_shape, self.canvas)
         changed = count((obs.grid != obs.input_grid) & area) / jnp.maximum(count(area), 1.0)
         step = jax.nn.one_hot(jnp.minimum(obs.step_count, STEP_FEATURES - 1), STEP_FEATURES)
-        features = jnp.concatenate(
-            [task.features, grid_symmetry, grid_shift, changed[None], step, wrongness]
-        )
+        parts = [task.features, grid_symmetry, grid_shift, changed[None], step, wrongness]
+        if self.pair_transforms:  # how far the episode is: T(input) vs the working grid
+            parts.append(transform_matches(obs.input_grid, obs.input_shape, obs.grid, obs.grid_shape))
+        features = jnp.concatenate(parts)
         return jax.nn.relu(self.context_mlp(features))
 
     def _cell_features(
