@@ -44,8 +44,7 @@ def test_state_expert_plays_the_oracle_sequence(rollout):
         steps = int(np.asarray(batch.valid[n]).sum())
         a = batch.actions
         got = [
-            tuple(int(x[n, t]) for x in (a.operation, a.r1, a.c1, a.r2, a.c2))
-            for t in range(steps)
+            tuple(int(x[n, t]) for x in (a.operation, a.r1, a.c1, a.r2, a.c2)) for t in range(steps)
         ]
         assert got[-1][0] == ops.SUBMIT
         assert len(got) <= len(expected), (family, n)

@@ -53,16 +53,16 @@ from jaxarc.agents.model.features import (
 )
 from jaxarc.agents.model.incontext import CellPredictionConfig, predict_cells
 from jaxarc.agents.model.layers import ConvHWC
-from jaxarc.agents.model.pair_transforms import (
-    TRANSFORM_FEATURES,
-    demo_transform_matches,
-    transform_matches,
-)
 from jaxarc.agents.model.learned_incontext import (
     LearnedCellPredictor,
     LearnedPredictionConfig,
     leave_one_out_loss,
     usable_pairs,
+)
+from jaxarc.agents.model.pair_transforms import (
+    TRANSFORM_FEATURES,
+    demo_transform_matches,
+    transform_matches,
 )
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import area_mask
@@ -319,7 +319,9 @@ class ConvPolicy(AbstractPolicy):
         step = jax.nn.one_hot(jnp.minimum(obs.step_count, STEP_FEATURES - 1), STEP_FEATURES)
         parts = [task.features, grid_symmetry, grid_shift, changed[None], step, wrongness]
         if self.pair_transforms:  # how far the episode is: T(input) vs the working grid
-            parts.append(transform_matches(obs.input_grid, obs.input_shape, obs.grid, obs.grid_shape))
+            parts.append(
+                transform_matches(obs.input_grid, obs.input_shape, obs.grid, obs.grid_shape)
+            )
         features = jnp.concatenate(parts)
         return jax.nn.relu(self.context_mlp(features))
 
