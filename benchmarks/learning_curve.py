@@ -23,7 +23,9 @@ from pathlib import Path
 import jax
 
 from jaxarc.agents import TrainConfig, UniformPolicy, make_evaluator, make_train
+from jaxarc.agents.run.family_eval import make_family_evaluator
 from jaxarc.agents.run.plotting import plot_learning_curve
+from jaxarc.data.generators import generator_families
 
 
 def _parse(text: str, current: object) -> object:
@@ -80,7 +82,11 @@ def main() -> None:
     out = args.out or Path(__file__).parent / "results" / f"learning_curve_{args.preset}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
 
-    greedy = make_evaluator(config, args.eval_tasks, greedy=True, details=True)
+    families = generator_families(config.source) if config.source.startswith("gen/") else ()
+    if len(families) > 1:  # a mixture: greedy success per family too (same episodes)
+        greedy = make_family_evaluator(config, args.eval_tasks)
+    else:
+        greedy = make_evaluator(config, args.eval_tasks, greedy=True, details=True)
     sampled = (
         make_evaluator(config, args.eval_tasks, greedy=False, details=True)
         if args.sampled
@@ -88,21 +94,37 @@ def main() -> None:
     )
     eval_key = jax.random.key(10_000 + args.seed)  # held-out: never used by training
     uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
-    random_eval = make_evaluator(config, args.eval_tasks, greedy=False, details=True)(
-        uniform, eval_key
+    random_evaluator = (
+        make_family_evaluator(config, args.eval_tasks, greedy=False)
+        if len(families) > 1
+        else make_evaluator(config, args.eval_tasks, greedy=False, details=True)
     )
+    random_eval = random_evaluator(uniform, eval_key)
+    random_by_family = {
+        f"random/{name}": float(rate)
+        for name, rate in zip(families, random_eval.get("family_success", ()), strict=False)
+    }
     random_success = float(random_eval["success"])
     random_similarity = float(random_eval["similarity"])
     print(f"config: {config}")
     print(
         f"uniform random policy: success {random_success:.4f}, final similarity "
-        f"{random_similarity:.3f} on {args.eval_tasks} held-out tasks"
+        f"{random_similarity:.3f} on {args.eval_tasks} held-out tasks {random_by_family}"
     )
 
     def held_out(policy) -> dict[str, float]:
         """Greedy success and final similarity (and sampled success) on the held-out tasks."""
         greedy_eval = greedy(policy, eval_key)
+        per_family = (
+            {
+                f"heldout_greedy/{name}": float(rate)
+                for name, rate in zip(families, greedy_eval["family_success"], strict=True)
+            }
+            if "family_success" in greedy_eval
+            else {}
+        )
         return dict(
+            **per_family,
             heldout_greedy=float(greedy_eval["success"]),
             heldout_greedy_similarity=float(greedy_eval["similarity"]),
             heldout_sampled=float(sampled(policy, eval_key)["success"])
@@ -114,7 +136,11 @@ def main() -> None:
     state = init(jax.random.key(config.seed))
     rows = []
     with out.open("w") as log:
-        header = {"random_success": random_success, "random_similarity": random_similarity}
+        header = {
+            "random_success": random_success,
+            "random_similarity": random_similarity,
+            **random_by_family,
+        }
         log.write(json.dumps({**header, "config": repr(config)}) + "\n")
         row = dict(update=0, seconds=0.0, **held_out(state.policy))
         rows.append(row)
@@ -140,8 +166,11 @@ def main() -> None:
                 rows.append(row)
                 log.write(json.dumps(row) + "\n")
                 log.flush()
+                family_text = " ".join(
+                    f"{k.split('/')[1]}={v:.2f}" for k, v in row.items() if "heldout_greedy/" in k
+                )
                 print(
-                    f"upd {index:5d}  t {row['seconds']:7.1f}s  held-out greedy "
+                    f"upd {index:5d}  t {row['seconds']:7.1f}s  {family_text}  held-out greedy "
                     f"{row['heldout_greedy']:.3f} "
                     f"(similarity {row['heldout_greedy_similarity']:.3f}) "
                     f"sampled {row['heldout_sampled']:.3f}  {_train_summary(metrics)}",

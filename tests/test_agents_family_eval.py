@@ -69,9 +69,13 @@ def test_medium_preset_is_gen_medium_with_bbox_all_operations_and_no_predictor(
     assert config.allowed_operations is None  # all 35 operations
     assert config.policy.in_context_prediction is False
     assert config.rollout_steps >= 3  # the longest oracle (rot180, move) takes 3 actions
+    # BC from the state expert first, then GRPO; the given whole-grid transform features on
+    assert 0 < config.bc_updates < config.num_updates
+    assert config.policy.learned_prediction and config.policy.pair_transforms
     assert main(["train", "--preset", "medium", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "source = 'gen/medium'" in out and "in_context_prediction = False" in out
+    assert "pair_transforms = True" in out
 
 
 def test_eval_cli_needs_exactly_one_of_checkpoint_and_baseline(
