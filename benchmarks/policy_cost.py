@@ -45,7 +45,10 @@ def main() -> None:
     encode = flops(lambda p, o: p.encode_task(o), policy, obs)
     act = flops(lambda p, o, t: p.act(o, t).operation_logits, policy, obs, task)
     steps = config.rollout_steps
-    print(f"| preset | parameters (predictor) | encode_task MFLOP | act MFLOP | per step, {steps}-step episode |")
+    print(
+        "| preset | parameters (predictor) | encode_task MFLOP | act MFLOP | "
+        f"per step, {steps}-step episode |"
+    )
     print("|---|---|---|---|---|")
     print(
         f"| {args.preset} | {count:,} ({predictor:,}) | {encode / 1e6:.1f} | {act / 1e6:.2f} | "
