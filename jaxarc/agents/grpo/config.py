@@ -291,7 +291,7 @@ PRESETS: dict[str, TrainConfig] = {
         failed_submit_penalty=0.0,
         similarity_weight=1.0,
         num_updates=2000,
-        bc_updates=300,
+        bc_updates=400,
         lr=1e-3,
         eval_tasks=512,
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
