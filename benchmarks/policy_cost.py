@@ -42,8 +42,10 @@ def main() -> None:
     )
     _, obs = arc_reset(jax.random.key(1), env_config, load_task_source(config))
     task = policy.encode_task(obs)
-    encode = flops(lambda p, o: p.encode_task(o), policy, obs)
-    act = flops(lambda p, o, t: p.act(o, t).operation_logits, policy, obs, task)
+    params, static = eqx.partition(policy, eqx.is_array)
+    rebuilt = lambda p: eqx.combine(p, static)  # noqa: E731
+    encode = flops(lambda p, o: rebuilt(p).encode_task(o), params, obs)
+    act = flops(lambda p, o, t: jax.tree.leaves(rebuilt(p).act(o, t)), params, obs, task)
     steps = config.rollout_steps
     print(
         "| preset | parameters (predictor) | encode_task MFLOP | act MFLOP | "
