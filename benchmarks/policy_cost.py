@@ -46,7 +46,7 @@ def main() -> None:
     rebuilt = lambda p: eqx.combine(p, static)  # noqa: E731
     encode = flops(lambda p, o: rebuilt(p).encode_task(o), params, obs)
     act = flops(lambda p, o, t: jax.tree.leaves(rebuilt(p).act(o, t)), params, obs, task)
-    steps = config.rollout_steps
+    steps = config.max_episode_steps
     print(
         "| preset | parameters (predictor) | encode_task MFLOP | act MFLOP | "
         f"per step, {steps}-step episode |"

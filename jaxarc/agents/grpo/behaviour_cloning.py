@@ -13,7 +13,7 @@ whole-grid flips, rotations and moves when they reach the target, else the same 
 1x1 box).
 
 :func:`make_bc_update` compiles one BC update: ``batch_tasks * group_size`` fresh episodes
-played by the expert for ``rollout_steps`` steps, then one gradient step on
+played by the expert for ``max_episode_steps`` steps, then one gradient step on
 
     -mean log pi(expert action | obs)  +  aux_coef * per-cell cross-entropy of the policy's
     cell prediction against the episode's target grid
@@ -41,7 +41,8 @@ from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import episode_pair
-from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.functional import batch_reset
+from jaxarc.envs.rollout import play
 from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.types import ArcObservation, ArcState
 from jaxarc.grid import operation_ids as ops
@@ -119,24 +120,19 @@ def expert_rollout(
     states, obs = batch_reset(jax.random.split(key, episodes), env_config, source)
     targets, target_shapes = jax.vmap(lambda s: episode_target_and_shape(s, source, mode))(states)
 
-    def one_step(carry, _):
-        states, obs = carry
+    def act(states, obs, _):
         actions = jax.vmap(lambda s, t, ts: expert_action(s, t, ts, fmt))(
             states, targets, target_shapes
         )
-        valid = ~(states.terminated | states.truncated)
-        states, next_obs, *_ = batch_step(states, actions, env_config)
-        return (states, next_obs), (obs, actions, valid)
+        return actions, None
 
-    (states, _), (obs_t, actions_t, valid_t) = jax.lax.scan(
-        one_step, (states, obs), None, length=steps, unroll=True
-    )
-    swap = lambda tree: jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), tree)  # noqa: E731
-    actions, valid = swap(actions_t), swap(valid_t)
+    states, _, record = play(states, obs, env_config, act, length=steps, unroll=True)
+    record = record.batch_major()
+    actions, valid = record.actions, record.valid
     paint = (actions.operation < ops.FLOOD_0 + 10) | (actions.operation == ops.SUBMIT)
     painted = jnp.all(paint | ~valid, axis=1)
     return ExpertBatch(
-        swap(obs_t), actions, valid, targets, states.success, painted, states.task_index
+        record.obs, actions, valid, targets, states.success, painted, states.task_index
     )
 
 
@@ -199,7 +195,7 @@ def make_bc_update(
 
     def update(state: TrainState) -> tuple[TrainState, Metrics]:
         key, rollout_key = jax.random.split(state.key)
-        batch = expert_rollout(rollout_key, env_config, source, episodes, config.rollout_steps)
+        batch = expert_rollout(rollout_key, env_config, source, episodes, config.max_episode_steps)
         policy, opt_state, metrics = bc_step(
             state.policy, state.opt_state, batch, optimizer, config.bc_aux_coef
         )
