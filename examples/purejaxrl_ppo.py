@@ -1,16 +1,23 @@
-"""PPO in the purejaxrl style (one jitted ``train`` function) on ``jaxarc.make(...)``.
+"""PPO in the purejaxrl style (one jitted ``train`` function) on ``jaxarc.make_flat(...)``.
 
-jaxarc's wrappers turn the structured environment into what purejaxrl expects (a flat
-``Box`` observation and a ``Discrete`` action); from there the loop is the usual one, with
+``jaxarc.make_flat`` gives what purejaxrl expects (a flat ``Box`` observation and a
+``Discrete`` action over the allowed operations); from there the loop is the usual one, with
 gymnax's *own* ``FlattenObservationWrapper`` and ``LogWrapper`` applied exactly as in
 purejaxrl. The network is a small equinox MLP.
 
-    python examples/purejaxrl_ppo.py [--env ARC-AGI-1] [--total-timesteps 8192] [--smoke]
+On a rung of the difficulty ladder (``jaxarc.data.ladder``: ``gen/ladder-1`` ...) the rung
+fixes the operations, observation fields and episode length; ``--reward-preset generic``
+(the default here) is the reward for generic agents (docs/ladder.md). The run prints the
+success rate of the episodes that ended during training and of greedy episodes on fresh
+tasks after it; ``--json`` writes them.
+
+    python examples/purejaxrl_ppo.py [--env gen/ladder-1] [--total-timesteps 8192] [--smoke]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from typing import NamedTuple
 
@@ -21,8 +28,7 @@ import optax
 from gymnax.wrappers.purerl import FlattenObservationWrapper, LogWrapper
 
 import jaxarc
-from jaxarc.wrappers import FlatPointActionWrapper, RestrictOperationsWrapper
-from jaxarc.wrappers import FlattenObservationWrapper as FlattenArcObservation
+from jaxarc.data.ladder import RUNGS
 
 
 class ActorCritic(eqx.Module):
@@ -49,12 +55,23 @@ class Transition(NamedTuple):
     info: dict
 
 
-def make_env(name: str, max_steps: int):
-    env, env_params = jaxarc.make(name, selection_format="point", max_episode_steps=max_steps)
-    # the jaxarc part: a few operations, one flat discrete action, a flat observation
-    env = RestrictOperationsWrapper(env, [f"FILL_{c}" for c in range(10)] + ["SUBMIT"])
-    env = FlatPointActionWrapper(env)
-    env = FlattenArcObservation(env, ("grid", "input_grid"))
+DEFAULT_OPERATIONS = [f"FILL_{c}" for c in range(10)] + ["SUBMIT"]  # names outside the ladder
+
+
+def env_options(name: str, reward_preset: str, max_steps: int | None = None) -> dict:
+    """``jaxarc.make_flat`` options: the rung's (a ladder name) or a few FILLs and SUBMIT."""
+    if name in RUNGS:
+        options = RUNGS[name].make_options()
+    else:
+        options = {"allowed_operations": DEFAULT_OPERATIONS, "max_episode_steps": 10}
+    if max_steps is not None:
+        options["max_episode_steps"] = max_steps
+    return {**options, "reward_preset": reward_preset}
+
+
+def make_env(name: str, options: dict):
+    # the jaxarc part: the allowed operations, one flat discrete action, a flat observation
+    env, env_params = jaxarc.make_flat(name, **options)
     # the purejaxrl part, unchanged: gymnax's own wrappers
     env = FlattenObservationWrapper(env)
     env = LogWrapper(env)
@@ -62,7 +79,7 @@ def make_env(name: str, max_steps: int):
 
 
 def make_train(config: dict):
-    env, env_params = make_env(config["ENV_NAME"], config["MAX_EPISODE_STEPS"])
+    env, env_params = make_env(config["ENV_NAME"], config["ENV_OPTIONS"])
     num_updates = config["TOTAL_TIMESTEPS"] // config["NUM_STEPS"] // config["NUM_ENVS"]
     minibatch_size = config["NUM_ENVS"] * config["NUM_STEPS"] // config["NUM_MINIBATCHES"]
 
@@ -75,7 +92,7 @@ def make_train(config: dict):
 
     def train(rng):
         rng, init_rng = jax.random.split(rng)
-        network = ActorCritic(obs_dim, num_actions, 64, init_rng)
+        network = ActorCritic(obs_dim, num_actions, config["HIDDEN"], init_rng)
         # equinox modules also hold functions (activations): carry only the arrays
         params, static = eqx.partition(network, eqx.is_array)
         tx = optax.chain(
@@ -191,7 +208,13 @@ def make_train(config: dict):
                 _update_epoch, update_state, None, config["UPDATE_EPOCHS"]
             )
             params, opt_state, rng = update_state[0], update_state[1], update_state[-1]
-            metric = traj_batch.info
+            info = traj_batch.info
+            ended = info["returned_episode"]
+            metric = {  # per update: episodes that ended, how many were solved, their return
+                "episodes": ended.sum(),
+                "solved": (ended & info["success"]).sum(),
+                "return_sum": (info["returned_episode_returns"] * ended).sum(),
+            }
             runner_state = (params, opt_state, env_state, last_obs, rng)
             return runner_state, metric
 
@@ -200,22 +223,90 @@ def make_train(config: dict):
         runner_state, metric = jax.lax.scan(_update_step, runner_state, None, num_updates)
         return {"runner_state": runner_state, "metrics": metric}
 
-    return train, num_updates
+    def evaluate(params, rng):
+        """Greedy success rate on ``EVAL_EPISODES`` fresh episodes (new tasks)."""
+        _, static = eqx.partition(
+            ActorCritic(obs_dim, num_actions, config["HIDDEN"], jax.random.key(0)), eqx.is_array
+        )
+        model = eqx.combine(params, static)
+        count = config["EVAL_EPISODES"]
+        reset_keys = jax.random.split(rng, count)
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(reset_keys, env_params)
+
+        def step(carry, key):
+            obs, state, finished, solved = carry
+            logits, _ = jax.vmap(model)(obs)
+            keys = jax.random.split(key, count)
+            obs, state, _, terminated, truncated, info = jax.vmap(
+                env.step, in_axes=(0, 0, 0, None)
+            )(keys, state, jnp.argmax(logits, axis=-1), env_params)
+            ends = (terminated | truncated) & ~finished
+            return (obs, state, finished | ends, solved | (ends & info["success"])), None
+
+        horizon = config["ENV_OPTIONS"]["max_episode_steps"]
+        start = (obs, state, jnp.zeros(count, bool), jnp.zeros(count, bool))
+        (_, _, _, solved), _ = jax.lax.scan(step, start, jax.random.split(rng, horizon))
+        return solved.mean()
+
+    return train, evaluate, num_updates
+
+
+def run(config: dict, seed: int) -> dict:
+    """Compile, train and evaluate; the figures of one seed (compilation timed apart)."""
+    train, evaluate, num_updates = make_train(config)
+    key = jax.random.key(seed)
+    start = time.perf_counter()
+    compiled = jax.jit(train).lower(key).compile()
+    compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    out = jax.block_until_ready(compiled(key))
+    train_s = time.perf_counter() - start
+    params = out["runner_state"][0]
+    greedy = float(jax.jit(evaluate)(params, jax.random.key(seed + 10_000)))
+    metrics = jax.tree.map(lambda x: jax.device_get(x).astype(float), out["metrics"])
+    episodes, solved, return_sum = metrics["episodes"], metrics["solved"], metrics["return_sum"]
+    tail = max(1, num_updates // 10)  # the last tenth of the updates
+    return {
+        "env": config["ENV_NAME"],
+        "seed": seed,
+        "updates": num_updates,
+        "env_steps": num_updates * config["NUM_STEPS"] * config["NUM_ENVS"],
+        "compile_s": round(compile_s, 2),
+        "train_s": round(train_s, 2),
+        "train_success_last_tenth": float(solved[-tail:].sum() / max(episodes[-tail:].sum(), 1)),
+        "mean_return_last_tenth": float(return_sum[-tail:].sum() / max(episodes[-tail:].sum(), 1)),
+        "greedy_success": greedy,
+        "eval_episodes": config["EVAL_EPISODES"],
+        "curve": [  # (update, success rate of the episodes that ended in that update)
+            (int(u), float(solved[u] / max(episodes[u], 1)))
+            for u in sorted({0, *range(0, num_updates, max(1, num_updates // 20)), num_updates - 1})
+        ],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--env", default="ARC-AGI-1", help="a jaxarc.make name")
+    parser.add_argument("--env", default="gen/ladder-1", help="a jaxarc.make name or a rung")
+    parser.add_argument("--reward-preset", default="generic", choices=("generic", "default"))
+    parser.add_argument("--max-episode-steps", type=int, default=None, help="(rung's default)")
     parser.add_argument("--total-timesteps", type=int, default=8192)
     parser.add_argument("--num-envs", type=int, default=32)
+    parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
+    parser.add_argument("--lr", type=float, default=2.5e-4)
+    parser.add_argument("--hidden", type=int, default=64, help="MLP width")
+    parser.add_argument("--seed", type=int, nargs="+", default=[42])
+    parser.add_argument("--eval-episodes", type=int, default=1024)
+    parser.add_argument("--json", default=None, help="write the results (one per seed) here")
     parser.add_argument("--smoke", action="store_true", help="a tiny, fast run")
     args = parser.parse_args()
     config = {
         "ENV_NAME": args.env,
-        "MAX_EPISODE_STEPS": 10,
-        "LR": 2.5e-4,
+        "ENV_OPTIONS": env_options(args.env, args.reward_preset, args.max_episode_steps),
+        "HIDDEN": args.hidden,
+        "EVAL_EPISODES": args.eval_episodes,
+        "LR": args.lr,
         "NUM_ENVS": args.num_envs,
-        "NUM_STEPS": 32,
+        "NUM_STEPS": args.num_steps,
         "TOTAL_TIMESTEPS": args.total_timesteps,
         "UPDATE_EPOCHS": 4,
         "NUM_MINIBATCHES": 4,
@@ -227,23 +318,29 @@ def main() -> None:
         "MAX_GRAD_NORM": 0.5,
     }
     if args.smoke:
-        config.update(NUM_ENVS=4, NUM_STEPS=8, TOTAL_TIMESTEPS=64, UPDATE_EPOCHS=1)
-    train, num_updates = make_train(config)
-    start = time.perf_counter()
-    out = jax.block_until_ready(jax.jit(train)(jax.random.key(42)))
-    seconds = time.perf_counter() - start
-    metrics = out["metrics"]
-    finished = metrics["returned_episode"]  # [updates, steps, envs]
-    returns = metrics["returned_episode_returns"]
-    steps = num_updates * config["NUM_STEPS"] * config["NUM_ENVS"]
-    print(
-        f"{config['ENV_NAME']}: {num_updates} PPO updates, {steps} env steps in {seconds:.1f}s "
-        "(compilation included)"
-    )
-    for update in sorted({0, num_updates // 2, num_updates - 1}):
-        done = finished[update]
-        mean = float(jnp.sum(returns[update] * done) / jnp.maximum(done.sum(), 1))
-        print(f"  update {update:>4}: {int(done.sum()):>4} episodes ended, mean return {mean:+.3f}")
+        config.update(NUM_ENVS=4, NUM_STEPS=8, TOTAL_TIMESTEPS=64, UPDATE_EPOCHS=1, EVAL_EPISODES=8)
+    results = []
+    for seed in args.seed:
+        result = run(config, seed)
+        results.append(
+            {
+                **result,
+                "reward_preset": args.reward_preset,
+                "config": {k: v for k, v in config.items() if k != "ENV_OPTIONS"},
+            }
+        )
+        print(
+            f"{config['ENV_NAME']} seed {seed}: {result['updates']} PPO updates, "
+            f"{result['env_steps']} env steps in {result['train_s']:.1f}s "
+            f"(+{result['compile_s']:.1f}s compilation); success of the episodes that ended in "
+            f"the last tenth {result['train_success_last_tenth']:.1%}, greedy on "
+            f"{result['eval_episodes']} fresh tasks {result['greedy_success']:.1%}"
+        )
+        for update, rate in result["curve"][:: max(1, len(result["curve"]) // 5)]:
+            print(f"  update {update:>5}: success {rate:.1%}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -403,6 +403,51 @@ def fill_background_pair(
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
+def _one_marked_cell(
+    draws: Draws, canvas: Canvas
+) -> tuple[Bool[Array, "H W"], Int32[Array, " 2"]]:
+    """One uniformly placed cell of a grid that fills the canvas, and the grid's shape."""
+    shape = jnp.asarray(canvas, dtype=jnp.int32)
+    rows, cols = _coords(canvas)
+    cell = draws.integers(0, canvas[0] * canvas[1] - 1, 1)[0]
+    marked = rows * canvas[1] + cols == cell
+    return marked, shape
+
+
+def mark_one_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Ladder rung 1: the one coloured cell (colour 2..9) becomes colour 1; a fixed rule, no
+    demonstration needed. The grid fills the canvas (4x4 on the ladder's canvas).
+
+    Optimal: FLOOD_1 (or FILL_1) on the cell, SUBMIT.
+    """
+    draws = Draws(uniforms)
+    colour = draws.integers(2, 9, 1)[0]
+    marked, shape = _one_marked_cell(draws, canvas)
+    inp = jnp.where(marked, colour, 0)
+    out = jnp.where(marked, 1, 0)
+    return _pair(_finish(inp, canvas, shape), _finish(out, canvas, shape), shape, True)
+
+
+def recolour_cell_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Ladder rung 2: the one coloured cell becomes the task's colour ``b``, which only the
+    demonstration outputs show; the cell's own colour (any other in 1..9) varies per pair.
+
+    Optimal: FLOOD_b on the cell, SUBMIT.
+    """
+    draws = Draws(uniforms)
+    b = params.colours[1]
+    other = draws.integers(1, 8, 1)[0]  # one of the 8 colours in 1..9 other than b
+    colour = other + (other >= b).astype(jnp.int32)
+    marked, shape = _one_marked_cell(draws, canvas)
+    inp = jnp.where(marked, colour, 0)
+    out = jnp.where(marked, b, 0)
+    return _pair(_finish(inp, canvas, shape), _finish(out, canvas, shape), shape, True)
+
+
 PairGenerator = Callable[[Float32[Array, "K H W"], TaskParams, Canvas], GeneratedPair]
 
 FAMILIES: dict[str, PairGenerator] = {
@@ -416,6 +461,25 @@ FAMILIES: dict[str, PairGenerator] = {
     "rotate": rotate_pair,
 }
 """Every family by name (``gen/<name>`` sources)."""
+
+LADDER_FAMILIES: dict[str, PairGenerator] = {
+    "mark_one": mark_one_pair,
+    "recolour_cell": recolour_cell_pair,
+}
+"""The one-cell families of the difficulty ladder's first rungs (``jaxarc.data.ladder``); not
+sources of their own: ``gen/ladder-1`` and ``gen/ladder-2`` play them on a 4x4 canvas."""
+
+ALL_FAMILIES: dict[str, PairGenerator] = {**FAMILIES, **LADDER_FAMILIES}
+"""Every family a :class:`~jaxarc.data.generators.GeneratorSource` can mix."""
+
+MIN_CANVAS_SIDE = 4  # a task's parameters need 11 uniform draws from one ``[H, W]`` plane
+FAMILY_MIN_SIDE: dict[str, int] = {
+    **dict.fromkeys(FAMILIES, 7),  # the canvas the families were written and tested for
+    "recolour": 5,  # two 1-2 cell objects and a distractor fit a 5x5 grid (gen/ladder-3)
+    "mark_one": MIN_CANVAS_SIDE,
+    "recolour_cell": MIN_CANVAS_SIDE,
+}
+"""The smallest square canvas side each family is generated (and tested) on."""
 
 EASY_FAMILIES: tuple[str, ...] = ("recolour", "erase", "fill_background", "fill_holes")
 """The four families mixed in ``gen/easy`` (each needs two point edits and a SUBMIT)."""

@@ -157,9 +157,40 @@ class JaxArcConfig:
 
 
 class RewardParams(eqx.Module):
-    """Reward weights (traced float32 scalars: changing them never recompiles)."""
+    """Reward weights (traced float32 scalars: changing them never recompiles).
+
+    :meth:`preset` gives named sets of weights (:data:`REWARD_PRESETS`): ``"default"`` (the
+    field defaults) and ``"generic"``, for agents that know nothing of ARC (an MLP over the
+    flat observation, a flat action); docs/ladder.md explains the difference and measures it.
+    """
 
     success_bonus: Float[Array, ""] = eqx.field(converter=jnp.float32, default=1.0)
     failed_submit_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.1)
     step_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.01)
     similarity_weight: Float[Array, ""] = eqx.field(converter=jnp.float32, default=0.0)
+
+    @classmethod
+    def preset(cls, name: str, **overrides: float) -> RewardParams:
+        """The weights of the preset ``name`` (:data:`REWARD_PRESETS`), ``overrides`` on top."""
+        if name not in REWARD_PRESETS:
+            raise ValueError(f"unknown reward preset {name!r}; known: {', '.join(REWARD_PRESETS)}")
+        return cls(**{**REWARD_PRESETS[name], **overrides})
+
+
+REWARD_PRESETS: dict[str, dict[str, float]] = {
+    "default": {},
+    # Generic agents (docs/ladder.md). With the defaults a failed SUBMIT costs 10 steps and
+    # nothing rewards a correct edit before the final SUBMIT, so exploration finds success
+    # too rarely and the policy settles in "SUBMIT at once" or "never submit". Here every
+    # step is credited with its similarity gain (potential-based: an episode's shaping sums to
+    # final minus initial similarity, so it cannot be farmed), a failed SUBMIT costs less than
+    # one correct edit gains, and steps (and so truncation) are free: the discount alone
+    # prefers short solutions.
+    "generic": {
+        "success_bonus": 1.0,
+        "failed_submit_penalty": -0.01,
+        "step_penalty": 0.0,
+        "similarity_weight": 1.0,
+    },
+}
+"""Named reward weights for :meth:`RewardParams.preset` and ``jaxarc.make(reward_preset=)``."""

@@ -14,9 +14,10 @@ Built-in names:
 Options (all keyword): ``selection_format``, ``max_episode_steps``, ``episode_mode``,
 ``allowed_operations``, ``start_from_empty``, ``validate``, ``episode_context``
 (``"every_step"``/``"at_reset"``), ``task_pool`` (generated sources: tasks in the reset
-pool, 0 for none), ``data_dir``, and the reward
+pool, 0 for none), ``data_dir``, ``reward_preset`` (``"default"`` or ``"generic"``: see
+:meth:`~jaxarc.envs.config.RewardParams.preset`), and the reward
 weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
-``similarity_weight`` (traced: they go into the returned params).
+``similarity_weight`` (traced: they go into the returned params; they override the preset).
 """
 
 from __future__ import annotations
@@ -108,13 +109,16 @@ def build_environment(
     options = dict(options)
     task_pool = options.pop("task_pool", None)
     env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
-    reward = RewardParams(**{k: options.pop(k) for k in _REWARD_OPTIONS if k in options})
+    reward = RewardParams.preset(
+        options.pop("reward_preset", "default"),
+        **{k: options.pop(k) for k in _REWARD_OPTIONS if k in options},
+    )
     action = UnifiedActionConfig(
         selection_format=options.pop("selection_format", "point"),
         allowed_operations=options.pop("allowed_operations", None),
     )
     if options:
-        accepted = ("selection_format", "allowed_operations", "task_pool")
+        accepted = ("selection_format", "allowed_operations", "task_pool", "reward_preset")
         raise TypeError(
             f"unknown option(s) for {name!r}: {sorted(options)}; accepted: "
             f"{sorted((*accepted, *_ENV_OPTIONS, *_REWARD_OPTIONS))}"
