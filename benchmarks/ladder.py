@@ -1,0 +1,376 @@
+"""The difficulty ladder's baseline table: uniform random, the purejaxrl-style PPO example and
+the GRPO agent on every rung (``jaxarc.data.ladder.LADDER``), and the reward study.
+
+    python benchmarks/ladder.py --sections rewards random   # seconds
+    python benchmarks/ladder.py --sections ppo              # tens of minutes on 2 cores
+    python benchmarks/ladder.py --sections grpo             # tens of minutes on 2 cores
+    python benchmarks/ladder.py --report                    # the tables, from the JSON
+
+Each section writes ``<out>/<section>.json`` (default ``benchmarks/results/ladder``), with
+the exact command of every training run and the load average when it started and ended;
+``--report`` renders them as ``<out>/ladder.md`` (the table in docs/ladder.md).
+
+* ``rewards``: mean return and success of four scripted policies (SUBMIT at once, never
+  submit with random edits, never submit doing nothing, the oracle) under the ``default``
+  and ``generic`` reward presets, on the rungs the oracle covers.
+* ``random``: a uniformly random flat action every step (the rung's operations), greedy
+  success of the PPO table's meaning: the fraction of episodes solved.
+* ``ppo``: ``examples/purejaxrl_ppo.py`` per rung (budget and seeds in :data:`PPO_RUNS`).
+* ``grpo``: ``jaxarc train`` with the quick preset's settings per rung (:data:`GRPO_RUNS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import jaxarc
+from jaxarc.data.generators import oracle_actions
+from jaxarc.data.ladder import LADDER, RUNGS, Rung
+from jaxarc.envs.episode import episode_pair
+from jaxarc.grid import operation_ids as ops
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = ("rewards", "random", "ppo", "grpo")
+PRESETS = ("default", "generic")
+ORACLE_RUNGS = ("gen/ladder-1", "gen/ladder-2", "gen/ladder-3", "gen/easy")
+PPO_COMMON = ["--num-envs", "64", "--num-steps", "16", "--lr", "2.5e-4"]
+# (rung, reward preset, env steps, seeds): three seeds for rung 1, one for the others
+PPO_RUNS: tuple[tuple[str, str, int, tuple[int, ...]], ...] = (
+    ("gen/ladder-1", "generic", 1_000_000, (0, 1, 2)),
+    ("gen/ladder-1", "default", 1_000_000, (0,)),
+    ("gen/ladder-2", "generic", 3_000_000, (0,)),
+    ("gen/ladder-3", "generic", 3_000_000, (0,)),
+    ("gen/ladder-3", "default", 3_000_000, (0,)),
+    ("gen/recolour", "generic", 2_000_000, (0,)),
+    ("gen/easy", "generic", 2_000_000, (0,)),
+    ("gen/medium", "generic", 1_000_000, (0,)),
+    ("ARC-AGI-1", "generic", 200_000, (0,)),
+)
+# (rung, canvas, extra flags): the quick preset (80 behaviour-cloning + 50 GRPO updates)
+GRPO_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    ("gen/ladder-1", 4, ()),
+    ("gen/ladder-3", 5, ()),
+    ("gen/easy", 8, ()),
+)
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# ---------------------------------------------------------------- scripted policies
+
+
+def _flat_env(rung: Rung, preset: str):
+    env, params = jaxarc.make_flat(rung.name, **rung.make_options(reward_preset=preset))
+    return env, params
+
+
+def _oracle_indices(env, state, rung: Rung) -> list[list[int]]:
+    """Each environment's oracle as flat action indices (SUBMIT last)."""
+    task = state.episode_store
+    pairs = jax.vmap(lambda t, p: episode_pair(t, p, "train"))(task, state.pair_index)
+    codec = env.env  # FlatPointActionWrapper under FlattenObservationWrapper
+    allowed = {ops.operation_id(o) for o in rung.operations}
+    plans = []
+    for i in range(int(state.pair_index.shape[0])):
+        h, w = np.asarray(pairs.input_shape[i])
+        inp = np.asarray(pairs.input_grid[i])[:h, :w]
+        out = np.asarray(pairs.target_grid[i])[:h, :w]
+        plan = []
+        for op, r, c, _, _ in oracle_actions("recolour", inp, out):  # the flood oracle
+            if op not in allowed and op != ops.SUBMIT:  # a one-cell rung plays FILL_c
+                op = op - ops.FLOOD_0 + ops.operation_id("FILL_0")
+            plan.append(codec.flat_index(op, r, c))
+        plans.append(plan)
+    return plans
+
+
+def scripted_returns(rung: Rung, preset: str, episodes: int = 256, seed: int = 0) -> dict:
+    """Mean return and success of the scripted policies on ``episodes`` fresh episodes."""
+    env, params = _flat_env(rung, preset)
+    codec = env.env
+    submit = codec.flat_index(ops.SUBMIT, 0, 0)
+    num_actions = int(env.action_space(params).n)
+    reset = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    keys = jax.random.split(jax.random.key(seed), episodes)
+    rng = np.random.default_rng(seed)
+    cells = num_actions // len(rung.operations)
+    edits = np.array([a for a in range(num_actions) if a // cells != submit // cells])
+    _, state0 = reset(keys, params)
+    plans = _oracle_indices(env, state0, rung)
+    policies = {
+        "submit_at_once": lambda t: np.full(episodes, submit),
+        "never_submit_random_edits": lambda t: rng.choice(edits, episodes),
+        "never_submit_idle": None,  # a step that changes nothing (measured below)
+        "oracle": lambda t: np.array([p[min(t, len(p) - 1)] for p in plans]),
+    }
+    result = {}
+    for name, policy in policies.items():
+        _, state = reset(keys, params)
+        total = np.zeros(episodes)
+        done = np.zeros(episodes, bool)
+        solved = np.zeros(episodes, bool)
+        for t in range(rung.max_episode_steps):
+            if policy is None:  # idle: the step penalty alone, every step until truncation
+                step_penalty = float(params.reward.step_penalty)
+                total = np.full(episodes, step_penalty * rung.max_episode_steps)
+                break
+            action = jnp.asarray(policy(t), jnp.int32)
+            step_keys = jax.random.split(jax.random.key(seed + 1 + t), episodes)
+            _, state, reward, terminated, truncated, info = step(step_keys, state, action, params)
+            live = ~done
+            total += np.where(live, np.asarray(reward), 0.0)
+            solved |= live & np.asarray(info["success"])
+            done |= np.asarray(terminated | truncated)
+        result[name] = {"mean_return": float(total.mean()), "success": float(solved.mean())}
+    return result
+
+
+def section_rewards(rungs: list[str]) -> dict:
+    rows = []
+    for name in rungs:
+        if name not in ORACLE_RUNGS:
+            continue
+        for preset in PRESETS:
+            rows.append({"rung": name, "preset": preset, **scripted_returns(RUNGS[name], preset)})
+            print(json.dumps(rows[-1]))
+    return {"episodes": 256, "load": load(), "rows": rows}
+
+
+def section_random(rungs: list[str], episodes: int = 4096) -> dict:
+    rows = []
+    for name in rungs:
+        rung = RUNGS[name]
+        for preset in PRESETS:
+            env, params = _flat_env(rung, preset)
+            num_actions = int(env.action_space(params).n)
+
+            @jax.jit
+            def play(key, env=env, params=params, num_actions=num_actions, rung=rung):
+                keys = jax.random.split(key, episodes)
+                obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
+
+                def body(carry, key):
+                    state, done, solved, total = carry
+                    a_key, s_key = jax.random.split(key)
+                    action = jax.random.randint(a_key, (episodes,), 0, num_actions)
+                    _, state, reward, term, trunc, info = jax.vmap(
+                        env.step, in_axes=(0, 0, 0, None)
+                    )(jax.random.split(s_key, episodes), state, action, params)
+                    total = total + jnp.where(done, 0.0, reward)
+                    solved = solved | (~done & info["success"])
+                    return (state, done | term | trunc, solved, total), None
+
+                zeros = jnp.zeros(episodes, bool)
+                start = (state, zeros, zeros, jnp.zeros(episodes))
+                steps = jax.random.split(key, rung.max_episode_steps)
+                (_, _, solved, total), _ = jax.lax.scan(body, start, steps)
+                return solved.mean(), total.mean()
+
+            success, mean_return = jax.device_get(play(jax.random.key(0)))
+            rows.append(
+                {
+                    "rung": name,
+                    "preset": preset,
+                    "episodes": episodes,
+                    "num_actions": num_actions,
+                    "success": float(success),
+                    "mean_return": float(mean_return),
+                }
+            )
+            print(json.dumps(rows[-1]))
+    return {"load": load(), "rows": rows}
+
+
+# ---------------------------------------------------------------- training runs
+
+
+def _run(command: list[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    print("$", shlex.join(command), flush=True)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode:
+        print(done.stdout[-2000:], done.stderr[-4000:], file=sys.stderr)
+    return time.perf_counter() - start, done.stdout + done.stderr[-2000:]
+
+
+def section_ppo(rungs: list[str], out: Path) -> dict:
+    rows = []
+    for name, preset, steps, seeds in PPO_RUNS:
+        if name not in rungs:
+            continue
+        slug = f"ppo_{name.replace('/', '_')}_{preset}"
+        json_path = out / f"{slug}.json"
+        command = ["nice", "-n", "5", sys.executable, "examples/purejaxrl_ppo.py", "--env", name]
+        command += ["--reward-preset", preset, "--total-timesteps", str(steps), *PPO_COMMON]
+        command += ["--seed", *map(str, seeds), "--json", str(json_path.relative_to(ROOT))]
+        load_before = load()
+        wall, log = _run(command)
+        results = json.loads(json_path.read_text()) if json_path.exists() else []
+        for r in results:
+            r.pop("config", None)
+        rows.append(
+            {
+                "rung": name,
+                "preset": preset,
+                "command": shlex.join(command),
+                "wall_s": round(wall, 1),
+                "load_before": load_before,
+                "load_after": load(),
+                "seeds": results,
+                "log_tail": log[-1500:],
+            }
+        )
+        print(json.dumps({k: v for k, v in rows[-1].items() if k != "log_tail"})[:600])
+    return {"rows": rows}
+
+
+def section_grpo(rungs: list[str], out: Path) -> dict:
+    rows = []
+    for name, canvas, extra in GRPO_RUNS:
+        if name not in rungs:
+            continue
+        run_dir = Path("/tmp") / f"ladder-grpo-{name.replace('/', '_')}"
+        command = ["nice", "-n", "5", os.path.join(os.path.dirname(sys.executable), "jaxarc")]
+        command += ["train", "--preset", "quick", "--source", name, "--canvas", str(canvas)]
+        command += ["--run-dir", str(run_dir), "--no-progress", "--no-tensorboard"]
+        command += ["--no-compile-cache", "--eval-every", "0", *extra]
+        load_before = load()
+        wall, log = _run(command)
+        metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().split()]
+        config = json.loads((run_dir / "config.json").read_text())
+        final = metrics[-1]
+        update_seconds = [m.get("time/update_seconds", 0.0) for m in metrics]
+        rows.append(
+            {
+                "rung": name,
+                "command": shlex.join(command),
+                "wall_s": round(wall, 1),
+                "first_update_s": round(update_seconds[0], 1),  # compilation included
+                "later_updates_s": round(sum(update_seconds[1:]), 1),
+                "updates": int(final.get("update", len(metrics))),
+                "bc_updates": config.get("bc_updates"),
+                "env_steps": int(final.get("total_env_steps", 0)),
+                "eval_success": final.get("eval_success_rate"),
+                "eval_tasks": config.get("eval_tasks"),
+                "train_success_last": final.get("success_rate"),
+                "load_before": load_before,
+                "load_after": load(),
+                "log_tail": log[-1500:],
+            }
+        )
+        print(json.dumps({k: v for k, v in rows[-1].items() if k != "log_tail"}))
+    return {"rows": rows}
+
+
+# ---------------------------------------------------------------- report
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def report(out: Path) -> str:
+    def read(section: str) -> dict:
+        path = out / f"{section}.json"
+        return json.loads(path.read_text()) if path.exists() else {"rows": []}
+
+    random_rows = {(r["rung"], r["preset"]): r for r in read("random")["rows"]}
+    ppo_rows = {(r["rung"], r["preset"]): r for r in read("ppo")["rows"]}
+    grpo_rows = {r["rung"]: r for r in read("grpo")["rows"]}
+    lines = [
+        "| rung | actions | random | PPO example (generic preset): greedy success per seed "
+        "| PPO env steps, train s (+compile s) | GRPO quick: held-out success | GRPO env steps, "
+        "wall s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for rung in LADDER:
+        rnd = random_rows.get((rung.name, "generic"))
+        ppo = ppo_rows.get((rung.name, "generic"))
+        grpo = grpo_rows.get(rung.name)
+        if ppo and ppo["seeds"]:
+            seeds = ppo["seeds"]
+            ppo_success = " / ".join(_pct(s["greedy_success"]) for s in seeds)
+            ppo_cost = ", ".join(
+                f"{s['env_steps']:,}, {s['train_s']:.0f} (+{s['compile_s']:.0f})" for s in seeds
+            )
+        else:
+            ppo_success = ppo_cost = "not run"
+        grpo_success = _pct(grpo["eval_success"]) if grpo else "not run"
+        grpo_cost = f"{grpo['env_steps']:,}, {grpo['wall_s']:.0f}" if grpo else "-"
+        lines.append(
+            f"| `{rung.name}` | {rnd['num_actions'] if rnd else '-'} | "
+            f"{_pct(rnd['success']) if rnd else '-'} | {ppo_success} | {ppo_cost} | "
+            f"{grpo_success} | {grpo_cost} |"
+        )
+    lines += ["", "Default reward preset, PPO greedy success per seed:", ""]
+    for (name, preset), row in ppo_rows.items():
+        if preset == "default":
+            got = " / ".join(_pct(s["greedy_success"]) for s in row["seeds"]) or "failed"
+            lines.append(f"* `{name}`: {got}")
+    lines += ["", "Scripted policies (mean return; success):", ""]
+    lines.append(
+        "| rung | preset | SUBMIT at once | never submit (random edits) "
+        "| never submit (idle) | oracle |"
+    )
+    lines.append("|---|---|---|---|---|---|")
+    for r in read("rewards")["rows"]:
+        cells = [
+            f"{r[p]['mean_return']:+.3f}; {_pct(r[p]['success'])}"
+            for p in ("submit_at_once", "never_submit_random_edits", "never_submit_idle", "oracle")
+        ]
+        lines.append(f"| `{r['rung']}` | {r['preset']} | " + " | ".join(cells) + " |")
+    lines += ["", "Commands and load averages (1, 5, 15 min) before / after each run:", ""]
+    for row in [*ppo_rows.values(), *grpo_rows.values()]:
+        lines.append(
+            f"* `{row['command']}`: {row['wall_s']:.0f} s, load {row['load_before']} / "
+            f"{row['load_after']}"
+        )
+    text = "\n".join(lines) + "\n"
+    (out / "ladder.md").write_text(text)
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sections", nargs="*", default=[], choices=SECTIONS)
+    parser.add_argument("--rungs", nargs="+", default=[r.name for r in LADDER])
+    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/ladder"))
+    parser.add_argument("--report", action="store_true", help="render <out>/ladder.md")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for section in args.sections:
+        if section == "rewards":
+            result = section_rewards(args.rungs)
+        elif section == "random":
+            result = section_random(args.rungs)
+        elif section == "ppo":
+            result = section_ppo(args.rungs, out)
+        else:
+            result = section_grpo(args.rungs, out)
+        path = out / f"{section}.json"
+        if path.exists() and set(args.rungs) != {r.name for r in LADDER}:  # merge a partial run
+            old = json.loads(path.read_text())
+            keep = [r for r in old["rows"] if r["rung"] not in args.rungs]
+            result["rows"] = keep + result["rows"]
+        path.write_text(json.dumps(result, indent=1))
+    if args.report:
+        print(report(out))
+
+
+if __name__ == "__main__":
+    main()
