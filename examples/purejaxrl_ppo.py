@@ -58,7 +58,12 @@ class Transition(NamedTuple):
 DEFAULT_OPERATIONS = [f"FILL_{c}" for c in range(10)] + ["SUBMIT"]  # names outside the ladder
 
 
-def env_options(name: str, reward_preset: str, max_steps: int | None = None) -> dict:
+def env_options(
+    name: str,
+    reward_preset: str,
+    max_steps: int | None = None,
+    operations: list[str] | None = None,
+) -> dict:
     """``jaxarc.make_flat`` options: the rung's (a ladder name) or a few FILLs and SUBMIT."""
     if name in RUNGS:
         options = RUNGS[name].make_options()
@@ -66,6 +71,8 @@ def env_options(name: str, reward_preset: str, max_steps: int | None = None) -> 
         options = {"allowed_operations": DEFAULT_OPERATIONS, "max_episode_steps": 10}
     if max_steps is not None:
         options["max_episode_steps"] = max_steps
+    if operations:
+        options["allowed_operations"] = list(operations)
     return {**options, "reward_preset": reward_preset}
 
 
@@ -289,6 +296,7 @@ def main() -> None:
     parser.add_argument("--env", default="gen/ladder-1", help="a jaxarc.make name or a rung")
     parser.add_argument("--reward-preset", default="generic", choices=("generic", "default"))
     parser.add_argument("--max-episode-steps", type=int, default=None, help="(rung's default)")
+    parser.add_argument("--operations", nargs="+", default=None, help="(rung's default)")
     parser.add_argument("--total-timesteps", type=int, default=8192)
     parser.add_argument("--num-envs", type=int, default=32)
     parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
@@ -301,7 +309,9 @@ def main() -> None:
     args = parser.parse_args()
     config = {
         "ENV_NAME": args.env,
-        "ENV_OPTIONS": env_options(args.env, args.reward_preset, args.max_episode_steps),
+        "ENV_OPTIONS": env_options(
+            args.env, args.reward_preset, args.max_episode_steps, args.operations
+        ),
         "HIDDEN": args.hidden,
         "EVAL_EPISODES": args.eval_episodes,
         "LR": args.lr,
