@@ -30,6 +30,10 @@ family               rule                                                   acti
 
 Every family keeps a distractor that must stay unchanged (a third object, dots, the
 frames), so "change every non-background cell" never solves a task.
+
+The difficulty ladder's first rungs (:mod:`jaxarc.data.ladder`) add two one-cell families
+(:data:`LADDER_FAMILIES`, no distractor, the grid fills the canvas): ``mark_one`` (the one
+coloured cell becomes colour 1) and ``recolour_cell`` (it becomes the task's colour ``b``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ Selection format: ``gen/easy`` and its four flood families are played with **poi
 actions (one ``FLOOD_c`` per changing region); ``rot180``, ``move``, ``flip`` and ``rotate``
 need **bbox** actions (they act on a rectangle). ``gen/medium`` mixes all eight families
 (played with bbox actions; a 1x1 box is a point). Every family is also a source of its own
-(``gen/recolour``, ..., ``gen/rotate``).
+(``gen/recolour``, ..., ``gen/rotate``). ``gen/ladder-1``, ``gen/ladder-2`` (one cell to
+recolour, 4x4 canvas) and ``gen/ladder-3`` (``recolour`` on 5x5) are the generated rungs of
+the difficulty ladder (:mod:`jaxarc.data.ladder`), each with its own default canvas.
 
 Generalisation: ``make_generator("gen/easy", canvas=(12, 12), min_side=10)`` draws grids of
 10 to 12 cells a side, sizes a policy trained on the 8x8 canvas never saw. With
