@@ -407,9 +407,7 @@ def fill_background_pair(
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
-def _one_marked_cell(
-    draws: Draws, canvas: Canvas
-) -> tuple[Bool[Array, "H W"], Int32[Array, " 2"]]:
+def _one_marked_cell(draws: Draws, canvas: Canvas) -> tuple[Bool[Array, "H W"], Int32[Array, " 2"]]:
     """One uniformly placed cell of a grid that fills the canvas, and the grid's shape."""
     shape = jnp.asarray(canvas, dtype=jnp.int32)
     rows, cols = _coords(canvas)

@@ -67,9 +67,7 @@ class GeneratorSource(AbstractTaskSource):
     def __check_init__(self):
         unknown = [f for f in self.families if f not in ALL_FAMILIES]
         if not self.families or unknown:
-            raise ValueError(
-                f"unknown generator families {unknown}; known: {sorted(ALL_FAMILIES)}"
-            )
+            raise ValueError(f"unknown generator families {unknown}; known: {sorted(ALL_FAMILIES)}")
         side = max(MIN_CANVAS_SIDE, *(FAMILY_MIN_SIDE[f] for f in self.families))
         if min(self.canvas) < side:
             raise ValueError(
