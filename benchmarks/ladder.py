@@ -285,10 +285,26 @@ def section_grpo(rungs: list[str], out: Path) -> dict:
 
 
 def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
+    if x is None:
+        return "-"
+    return f"{100 * x:.2f}%" if 0 < x < 0.01 else f"{100 * x:.1f}%"
 
 
-def report(out: Path) -> str:
+def _ppo_cells(row: dict | None) -> tuple[str, str]:
+    if not row or not row["seeds"]:
+        return "not run", "-"
+    seeds = row["seeds"]
+    success = " / ".join(_pct(s["greedy_success"]) for s in seeds)
+    cost = "; ".join(
+        f"{s['env_steps']:,}, {s['train_s']:.0f} s (+{s['compile_s']:.0f} s)" for s in seeds
+    )
+    return success, cost
+
+
+def report(out: Path, docs: Path | None = None) -> str:
+    """The tables as markdown (``<out>/ladder.md``); with ``docs``, also written between the
+    ``<!-- ladder:baseline -->`` / ``<!-- ladder:scripted -->`` markers of that file."""
+
     def read(section: str) -> dict:
         path = out / f"{section}.json"
         return json.loads(path.read_text()) if path.exists() else {"rows": []}
@@ -296,56 +312,62 @@ def report(out: Path) -> str:
     random_rows = {(r["rung"], r["preset"]): r for r in read("random")["rows"]}
     ppo_rows = {(r["rung"], r["preset"]): r for r in read("ppo")["rows"]}
     grpo_rows = {r["rung"]: r for r in read("grpo")["rows"]}
-    lines = [
-        "| rung | actions | random | PPO example (generic preset): greedy success per seed "
-        "| PPO env steps, train s (+compile s) | GRPO quick: held-out success | GRPO env steps, "
-        "wall s |",
+    baseline = [
+        "| rung | flat actions | random | PPO greedy success (per seed) | PPO env steps, "
+        "training time (+compilation) | GRPO quick: held-out success | GRPO env steps, wall "
+        "(compilation included) |",
         "|---|---|---|---|---|---|---|",
     ]
     for rung in LADDER:
         rnd = random_rows.get((rung.name, "generic"))
-        ppo = ppo_rows.get((rung.name, "generic"))
+        ppo_success, ppo_cost = _ppo_cells(ppo_rows.get((rung.name, "generic")))
         grpo = grpo_rows.get(rung.name)
-        if ppo and ppo["seeds"]:
-            seeds = ppo["seeds"]
-            ppo_success = " / ".join(_pct(s["greedy_success"]) for s in seeds)
-            ppo_cost = ", ".join(
-                f"{s['env_steps']:,}, {s['train_s']:.0f} (+{s['compile_s']:.0f})" for s in seeds
-            )
-        else:
-            ppo_success = ppo_cost = "not run"
         grpo_success = _pct(grpo["eval_success"]) if grpo else "not run"
-        grpo_cost = f"{grpo['env_steps']:,}, {grpo['wall_s']:.0f}" if grpo else "-"
-        lines.append(
+        grpo_cost = f"{grpo['env_steps']:,}, {grpo['wall_s']:.0f} s" if grpo else "-"
+        baseline.append(
             f"| `{rung.name}` | {rnd['num_actions'] if rnd else '-'} | "
             f"{_pct(rnd['success']) if rnd else '-'} | {ppo_success} | {ppo_cost} | "
             f"{grpo_success} | {grpo_cost} |"
         )
-    lines += ["", "Default reward preset, PPO greedy success per seed:", ""]
+    baseline += ["", "The same PPO under the `default` reward preset:", ""]
     for (name, preset), row in ppo_rows.items():
         if preset == "default":
-            got = " / ".join(_pct(s["greedy_success"]) for s in row["seeds"]) or "failed"
-            lines.append(f"* `{name}`: {got}")
-    lines += ["", "Scripted policies (mean return; success):", ""]
-    lines.append(
-        "| rung | preset | SUBMIT at once | never submit (random edits) "
-        "| never submit (idle) | oracle |"
-    )
-    lines.append("|---|---|---|---|---|---|")
-    for r in read("rewards")["rows"]:
-        cells = [
-            f"{r[p]['mean_return']:+.3f}; {_pct(r[p]['success'])}"
-            for p in ("submit_at_once", "never_submit_random_edits", "never_submit_idle", "oracle")
-        ]
-        lines.append(f"| `{r['rung']}` | {r['preset']} | " + " | ".join(cells) + " |")
-    lines += ["", "Commands and load averages (1, 5, 15 min) before / after each run:", ""]
+            success, cost = _ppo_cells(row)
+            baseline.append(f"* `{name}`: greedy success {success} ({cost})")
+    baseline += [
+        "",
+        "Commands, wall-clock of the whole command, load averages (1/5/15 min) before and after:",
+        "",
+    ]
     for row in [*ppo_rows.values(), *grpo_rows.values()]:
-        lines.append(
-            f"* `{row['command']}`: {row['wall_s']:.0f} s, load {row['load_before']} / "
+        baseline.append(
+            f"* `{row['command']}`: {row['wall_s']:.0f} s, load {row['load_before']} -> "
             f"{row['load_after']}"
         )
-    text = "\n".join(lines) + "\n"
+    scripted = [
+        "| rung | preset | SUBMIT at once | never submit, random edits "
+        "| never submit, idle | oracle | uniformly random |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in read("rewards")["rows"]:
+        cells = [
+            f"{r[p]['mean_return']:+.3f} ({_pct(r[p]['success'])})"
+            for p in ("submit_at_once", "never_submit_random_edits", "never_submit_idle", "oracle")
+        ]
+        rnd = random_rows.get((r["rung"], r["preset"]))
+        cells.append(f"{rnd['mean_return']:+.3f} ({_pct(rnd['success'])})" if rnd else "-")
+        scripted.append(f"| `{r['rung']}` | {r['preset']} | " + " | ".join(cells) + " |")
+    parts = {"baseline": "\n".join(baseline), "scripted": "\n".join(scripted)}
+    text = "\n\n".join(parts.values()) + "\n"
     (out / "ladder.md").write_text(text)
+    if docs is not None:
+        page = docs.read_text()
+        for name, body in parts.items():
+            begin, end = f"<!-- ladder:{name} -->", f"<!-- /ladder:{name} -->"
+            if begin in page and end in page:
+                head, rest = page.split(begin, 1)
+                page = head + begin + "\n" + body + "\n" + end + rest.split(end, 1)[1]
+        docs.write_text(page)
     return text
 
 
@@ -356,6 +378,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/ladder"))
     parser.add_argument("--report", action="store_true", help="render <out>/ladder.md")
     parser.add_argument("--rerun", action="store_true", help="ppo: rerun stored runs too")
+    parser.add_argument("--docs", action="store_true", help="--report also fills docs/ladder.md")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -375,7 +398,7 @@ def main() -> None:
             result["rows"] = keep + result["rows"]
         path.write_text(json.dumps(result, indent=1))
     if args.report:
-        print(report(out))
+        print(report(out, ROOT / "docs" / "ladder.md" if args.docs else None))
 
 
 if __name__ == "__main__":
