@@ -1,6 +1,6 @@
 """The difficulty ladder: its generated rungs are registered, generate valid tasks that follow
 their rule (one key, one task), and are solved by the oracle through the real environment
-with the rung's own operations; the ``generic`` reward preset; the PPO example on rung 1."""
+with the rung's own operations; the ``generic`` reward preset; the PPO example learns rung 1."""
 
 from __future__ import annotations
 
@@ -183,19 +183,19 @@ def test_generic_preset_pays_the_correct_edit_and_not_a_failed_submit():
 
 
 @pytest.mark.slow
-def test_ppo_example_smoke_on_rung_one(tmp_path):
+def test_ppo_example_learns_rung_one(tmp_path):
+    """The purejaxrl-style example on gen/ladder-1: 100k env steps (about 3 s of training
+    after a ~30 s compilation) take greedy success from ~2% (random) to ~90% (measured
+    89.8%); a broken rung, reward or PPO loop stays near the random 2%."""
     out = tmp_path / "ppo.json"
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--smoke", "--env", "gen/ladder-1", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    command = [sys.executable, str(EXAMPLE), "--env", "gen/ladder-1", "--json", str(out)]
+    command += ["--total-timesteps", "100000", "--num-envs", "64", "--num-steps", "16"]
+    command += ["--lr", "1e-3", "--seed", "0", "--eval-episodes", "256"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     (record,) = json.loads(out.read_text())
     assert record["env"] == "gen/ladder-1" and record["reward_preset"] == "generic"
-    assert record["env_steps"] == record["updates"] * 4 * 8 > 0
-    for key in ("train_success_last_tenth", "greedy_success"):
-        assert 0.0 <= record[key] <= 1.0
-    assert "greedy on 8 fresh tasks" in result.stdout
+    assert record["env_steps"] == record["updates"] * 64 * 16 >= 90_000
+    assert record["curve"][0][1] < 0.1  # the first update plays (nearly) at random
+    assert record["greedy_success"] >= 0.6 and record["train_success_last_tenth"] >= 0.6
+    assert "greedy on 256 fresh tasks" in result.stdout
