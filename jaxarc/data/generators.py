@@ -12,8 +12,8 @@ Selection format: ``gen/easy`` and its four flood families are played with **poi
 actions (one ``FLOOD_c`` per changing region); ``rot180``, ``move``, ``flip`` and ``rotate``
 need **bbox** actions (they act on a rectangle). ``gen/medium`` mixes all eight families
 (played with bbox actions; a 1x1 box is a point). Every family is also a source of its own
-(``gen/recolour``, ..., ``gen/rotate``). ``gen/ladder-1``, ``gen/ladder-2`` (one cell to
-recolour, 4x4 canvas) and ``gen/ladder-3`` (``recolour`` on 5x5) are the generated rungs of
+(``gen/recolour``, ..., ``gen/rotate``). ``gen/ladder-1`` to ``gen/ladder-3`` (one cell to
+recolour, 4x4 canvas) and ``gen/ladder-4`` (``recolour`` on 5x5) are the generated rungs of
 the difficulty ladder (:mod:`jaxarc.data.ladder`), each with its own default canvas.
 
 Generalisation: ``make_generator("gen/easy", canvas=(12, 12), min_side=10)`` draws grids of
@@ -50,7 +50,11 @@ from jaxarc.grid import operation_ids as ops
 
 GENERATOR_PREFIX = "gen/"
 RETRIES = 2  # candidates drawn per pair; the first valid one is kept
-LADDER_ONE_CELL = ("mark_one", "recolour_cell")  # the ladder's one-cell families
+LADDER_ONE_CELL = (
+    "mark_one",
+    "recolour_cell_two",
+    "recolour_cell",
+)  # the ladder's one-cell families
 
 
 class GeneratorSource(AbstractTaskSource):
@@ -160,11 +164,17 @@ MIXTURES: dict[str, tuple[str, ...]] = {
     "medium": MEDIUM_FAMILIES,
     # the difficulty ladder's generated rungs (jaxarc.data.ladder), each on its own canvas
     "ladder-1": ("mark_one",),
-    "ladder-2": ("recolour_cell",),
-    "ladder-3": ("recolour",),
+    "ladder-2": ("recolour_cell_two",),
+    "ladder-3": ("recolour_cell",),
+    "ladder-4": ("recolour",),
 }
 DEFAULT_CANVAS: tuple[int, int] = (8, 8)
-CANVASES: dict[str, tuple[int, int]] = {"ladder-1": (4, 4), "ladder-2": (4, 4), "ladder-3": (5, 5)}
+CANVASES: dict[str, tuple[int, int]] = {
+    "ladder-1": (4, 4),
+    "ladder-2": (4, 4),
+    "ladder-3": (4, 4),
+    "ladder-4": (5, 5),
+}
 """Sources whose default canvas is not :data:`DEFAULT_CANVAS` (by short name)."""
 
 

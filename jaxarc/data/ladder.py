@@ -11,8 +11,9 @@ length, the options of ``jaxarc.make_flat(rung.name, **rung.make_options())``.
 rung               canvas  task                                                       optimum
 =================  ======  =========================================================  ======
 ``gen/ladder-1``   4x4     one cell (colour 2..9) becomes colour 1 (fixed rule)        2
-``gen/ladder-2``   4x4     one cell becomes the task's colour, shown by the demos      2
-``gen/ladder-3``   5x5     ``recolour``: two objects a -> b, a distractor stays        3
+``gen/ladder-2``   4x4     one cell becomes colour 1 or 2, as the demos show           2
+``gen/ladder-3``   4x4     one cell becomes the task's colour (1..9), as the demos     2
+``gen/ladder-4``   5x5     ``recolour``: two objects a -> b, a distractor stays        3
 ``gen/recolour``   8x8     the same family on the usual canvas, grids 5..8 a side     3
 ``gen/easy``       8x8     four flood families mixed (recolour, erase, fills)         3
 ``gen/medium``     8x8     gen/easy and four geometric families (bbox actions)        2-3
@@ -81,13 +82,20 @@ LADDER: tuple[Rung, ...] = (
     ),
     Rung(
         "gen/ladder-2",
-        (*FILLS[1:], "SUBMIT"),
+        ("FILL_1", "FILL_2", "SUBMIT"),
         WITH_DEMOS,
         4,
-        summary="4x4, one cell becomes the colour the demonstrations show",
+        summary="4x4, one cell becomes colour 1 or 2, as the demonstrations show",
     ),
     Rung(
         "gen/ladder-3",
+        (*FILLS[1:], "SUBMIT"),
+        WITH_DEMOS,
+        4,
+        summary="4x4, one cell becomes the colour (1..9) the demonstrations show",
+    ),
+    Rung(
+        "gen/ladder-4",
         (*FLOODS[1:], "SUBMIT"),
         WITH_DEMOS,
         6,
