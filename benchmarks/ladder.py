@@ -342,8 +342,10 @@ def report(out: Path, docs: Path | None = None) -> str:
     ]
     for row in [*ppo_rows.values(), *grpo_rows.values()]:
         baseline.append(
-            f"* `{row['command']}`: {row['wall_s']:.0f} s, load {row['load_before']} -> "
-            f"{row['load_after']}"
+            f"* `{row['command']}`: "
+            + (f"{row['wall_s']:.0f} s" if row.get("wall_s") else "not timed")
+            + f", load {row['load_before']} -> {row['load_after']}"
+            + (f" ({row['note']})" if row.get("note") else "")
         )
     scripted = [
         "| rung | preset | SUBMIT at once | never submit, random edits "

@@ -302,6 +302,7 @@ def main() -> None:
     parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
     parser.add_argument("--lr", type=float, default=2.5e-4)
     parser.add_argument("--hidden", type=int, default=64, help="MLP width")
+    parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus weight")
     parser.add_argument("--seed", type=int, nargs="+", default=[42])
     parser.add_argument("--eval-episodes", type=int, default=1024)
     parser.add_argument("--json", default=None, help="write the results (one per seed) here")
@@ -323,7 +324,7 @@ def main() -> None:
         "GAMMA": 0.99,
         "GAE_LAMBDA": 0.95,
         "CLIP_EPS": 0.2,
-        "ENT_COEF": 0.01,
+        "ENT_COEF": args.ent_coef,
         "VF_COEF": 0.5,
         "MAX_GRAD_NORM": 0.5,
     }
