@@ -253,7 +253,7 @@ def section_grpo(rungs: list[str], out: Path) -> dict:
         command = ["nice", "-n", "5", str(Path(sys.executable).with_name("jaxarc"))]
         command += ["train", "--preset", "quick", "--source", name, "--canvas", str(canvas)]
         command += ["--run-dir", str(run_dir), "--no-progress", "--no-tensorboard"]
-        command += ["--no-compile-cache", "--eval-every", "0", *extra]
+        command += ["--no-compile-cache", "--eval-every", "130", *extra]  # at the end only
         load_before = load()
         wall, log = _run(command)
         metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().split()]
