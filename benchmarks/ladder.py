@@ -244,41 +244,49 @@ def section_ppo(rungs: list[str], out: Path, rerun: bool) -> dict:
     return {"rows": rows}
 
 
-def section_grpo(rungs: list[str], out: Path) -> dict:
+def section_grpo(rungs: list[str], out: Path, rerun: bool) -> dict:
+    """One quick-preset ``jaxarc train`` per entry of :data:`GRPO_RUNS`; a finished run (its
+    ``grpo_<rung>.meta.json`` and run directory) is reused unless ``rerun``."""
     rows = []
     for name, canvas, extra in GRPO_RUNS:
         if name not in rungs:
             continue
-        run_dir = Path("/tmp") / f"ladder-grpo-{name.replace('/', '_')}"
+        slug = name.replace("/", "_")
+        run_dir = Path("/tmp") / f"ladder-grpo-{slug}"
+        meta_path = out / f"grpo_{slug}.meta.json"
         command = ["nice", "-n", "5", str(Path(sys.executable).with_name("jaxarc"))]
         command += ["train", "--preset", "quick", "--source", name, "--canvas", str(canvas)]
         command += ["--run-dir", str(run_dir), "--no-progress", "--no-tensorboard"]
         command += ["--no-compile-cache", "--eval-every", "130", *extra]  # at the end only
+        if not rerun and meta_path.exists():
+            rows.append(json.loads(meta_path.read_text()))
+            continue
         load_before = load()
         wall, log = _run(command)
-        metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().split()]
+        lines = (run_dir / "metrics.jsonl").read_text().splitlines()
+        metrics = [json.loads(line) for line in lines if line.strip()]
         config = json.loads((run_dir / "config.json").read_text())
         final = metrics[-1]
         update_seconds = [m.get("time/update_seconds", 0.0) for m in metrics]
-        rows.append(
-            {
-                "rung": name,
-                "command": shlex.join(command).replace(str(Path(sys.executable).parent) + "/", ""),
-                "wall_s": round(wall, 1),
-                "first_update_s": round(update_seconds[0], 1),  # compilation included
-                "later_updates_s": round(sum(update_seconds[1:]), 1),
-                "updates": int(final.get("update", len(metrics))),
-                "bc_updates": config.get("bc_updates"),
-                "env_steps": int(final.get("total_env_steps", 0)),
-                "eval_success": final.get("eval_success_rate"),
-                "eval_tasks": config.get("eval_tasks"),
-                "train_success_last": final.get("success_rate"),
-                "load_before": load_before,
-                "load_after": load(),
-                "log_tail": log[-1500:],
-            }
-        )
-        print(json.dumps({k: v for k, v in rows[-1].items() if k != "log_tail"}))
+        row = {
+            "rung": name,
+            "command": shlex.join(command).replace(str(Path(sys.executable).parent) + "/", ""),
+            "wall_s": round(wall, 1),
+            "first_update_s": round(update_seconds[0], 1),  # compilation included
+            "later_updates_s": round(sum(update_seconds[1:]), 1),
+            "updates": int(final.get("update", len(metrics))),
+            "bc_updates": config.get("bc_updates"),
+            "env_steps": int(final.get("total_env_steps", 0)),
+            "eval_success": final.get("eval_success_rate"),
+            "eval_tasks": config.get("eval_tasks"),
+            "train_success_last": final.get("success_rate"),
+            "load_before": load_before,
+            "load_after": load(),
+            "log_tail": log[-1500:],
+        }
+        meta_path.write_text(json.dumps(row, indent=1))
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "log_tail"}))
     return {"rows": rows}
 
 
@@ -324,7 +332,12 @@ def report(out: Path, docs: Path | None = None) -> str:
         ppo_success, ppo_cost = _ppo_cells(ppo_rows.get((rung.name, "generic")))
         grpo = grpo_rows.get(rung.name)
         grpo_success = _pct(grpo["eval_success"]) if grpo else "not run"
-        grpo_cost = f"{grpo['env_steps']:,}, {grpo['wall_s']:.0f} s" if grpo else "-"
+        grpo_cost = "-"
+        if grpo:
+            seconds = grpo["wall_s"] or (
+                grpo["first_update_s"] + grpo["later_updates_s"] + grpo.get("eval_s", 0)
+            )
+            grpo_cost = f"{grpo['env_steps']:,}, {seconds:.0f} s"
         baseline.append(
             f"| `{rung.name}` | {rnd['num_actions'] if rnd else '-'} | "
             f"{_pct(rnd['success']) if rnd else '-'} | {ppo_success} | {ppo_cost} | "
@@ -380,7 +393,7 @@ def main() -> None:
     parser.add_argument("--rungs", nargs="+", default=[r.name for r in LADDER])
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/ladder"))
     parser.add_argument("--report", action="store_true", help="render <out>/ladder.md")
-    parser.add_argument("--rerun", action="store_true", help="ppo: rerun stored runs too")
+    parser.add_argument("--rerun", action="store_true", help="ppo, grpo: rerun stored runs")
     parser.add_argument("--docs", action="store_true", help="--report also fills docs/ladder.md")
     args = parser.parse_args()
     out = Path(args.out)
@@ -393,7 +406,7 @@ def main() -> None:
         elif section == "ppo":
             result = section_ppo(args.rungs, out, args.rerun)
         else:
-            result = section_grpo(args.rungs, out)
+            result = section_grpo(args.rungs, out, args.rerun)
         path = out / f"{section}.json"
         if path.exists() and set(args.rungs) != {r.name for r in LADDER}:  # merge a partial run
             old = json.loads(path.read_text())
