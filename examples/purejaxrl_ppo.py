@@ -61,7 +61,7 @@ DEFAULT_OPERATIONS = [f"FILL_{c}" for c in range(10)] + ["SUBMIT"]  # names outs
 def env_options(
     name: str,
     reward_preset: str,
-    max_steps: int | None = None,
+    max_episode_steps: int | None = None,
     operations: list[str] | None = None,
 ) -> dict:
     """``jaxarc.make_flat`` options: the rung's (a ladder name) or a few FILLs and SUBMIT."""
@@ -69,8 +69,8 @@ def env_options(
         options = RUNGS[name].make_options()
     else:
         options = {"allowed_operations": DEFAULT_OPERATIONS, "max_episode_steps": 10}
-    if max_steps is not None:
-        options["max_episode_steps"] = max_steps
+    if max_episode_steps is not None:
+        options["max_episode_steps"] = max_episode_steps
     if operations:
         options["allowed_operations"] = list(operations)
     return {**options, "reward_preset": reward_preset}

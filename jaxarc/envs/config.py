@@ -135,6 +135,13 @@ class UnifiedActionConfig:
             object.__setattr__(self, "allowed_operations", tuple(sorted(set(ops))))
 
     @property
+    def allowed_ids(self) -> tuple[int, ...]:
+        """The allowed operation ids, ascending (all 35 when ``allowed_operations`` is None)."""
+        if self.allowed_operations is None:
+            return tuple(range(NUM_OPERATIONS))
+        return tuple(int(op) for op in self.allowed_operations)
+
+    @property
     def allowed_mask(self) -> tuple[bool, ...]:
         """One bool per operation id (static)."""
         if self.allowed_operations is None:
@@ -156,6 +163,16 @@ class JaxArcConfig:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
+# The one place for the reward defaults: RewardParams, the TrainConfig fields and the
+# ``jaxarc.make`` options all read them from here.
+REWARD_DEFAULTS: dict[str, float] = {
+    "success_bonus": 1.0,
+    "failed_submit_penalty": -0.1,
+    "step_penalty": -0.01,
+    "similarity_weight": 0.0,
+}
+
+
 class RewardParams(eqx.Module):
     """Reward weights (traced float32 scalars: changing them never recompiles).
 
@@ -164,10 +181,18 @@ class RewardParams(eqx.Module):
     flat observation, a flat action); docs/ladder.md explains the difference and measures it.
     """
 
-    success_bonus: Float[Array, ""] = eqx.field(converter=jnp.float32, default=1.0)
-    failed_submit_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.1)
-    step_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.01)
-    similarity_weight: Float[Array, ""] = eqx.field(converter=jnp.float32, default=0.0)
+    success_bonus: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["success_bonus"]
+    )
+    failed_submit_penalty: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["failed_submit_penalty"]
+    )
+    step_penalty: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["step_penalty"]
+    )
+    similarity_weight: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["similarity_weight"]
+    )
 
     @classmethod
     def preset(cls, name: str, **overrides: float) -> RewardParams:
@@ -178,14 +203,15 @@ class RewardParams(eqx.Module):
 
 
 REWARD_PRESETS: dict[str, dict[str, float]] = {
-    "default": {},
+    "default": dict(REWARD_DEFAULTS),
     # Generic agents (docs/ladder.md). With the defaults a failed SUBMIT costs 10 steps and
     # nothing rewards a correct edit before the final SUBMIT, so exploration finds success
     # too rarely and the policy settles in "SUBMIT at once" or "never submit". Here every
     # step is credited with its similarity gain (potential-based: an episode's shaping sums to
     # final minus initial similarity, so it cannot be farmed), a failed SUBMIT costs less than
     # one correct edit gains, and steps (and so truncation) are free: the discount alone
-    # prefers short solutions.
+    # prefers short solutions. Measured: it is no cure by itself (docs/ladder.md: the PPO
+    # example learns gen/ladder-1 with either preset and gen/ladder-2 with neither).
     "generic": {
         "success_bonus": 1.0,
         "failed_submit_penalty": -0.01,
@@ -194,3 +220,45 @@ REWARD_PRESETS: dict[str, dict[str, float]] = {
     },
 }
 """Named reward weights for :meth:`RewardParams.preset` and ``jaxarc.make(reward_preset=)``."""
+
+
+# ----------------------------------------------------------------- flat options -> config
+# Every face spells a setting the same way: these flat option names are what
+# ``jaxarc.make``, the Gymnasium adapters and ``TrainConfig`` use, and
+# :func:`config_from_options` is the one mapping from them to the nested config.
+ENVIRONMENT_OPTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EnvironmentConfig))
+ACTION_OPTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(UnifiedActionConfig))
+REWARD_OPTIONS: tuple[str, ...] = tuple(REWARD_DEFAULTS)
+CONFIG_OPTIONS: tuple[str, ...] = (*ENVIRONMENT_OPTIONS, *ACTION_OPTIONS, *REWARD_OPTIONS)
+
+
+def config_from_options(
+    canvas_shape: tuple[int, int],
+    *,
+    owner: str = "environment",
+    also_accepted: tuple[str, ...] = (),
+    reward_preset: str = "default",
+    **options: object,
+) -> tuple[JaxArcConfig, RewardParams]:
+    """The nested ``(JaxArcConfig, RewardParams)`` of flat options on a canvas.
+
+    ``options`` are any of :data:`CONFIG_OPTIONS` (e.g. ``max_episode_steps=8``,
+    ``selection_format="bbox"``, ``similarity_weight=1.0``); missing ones take their
+    defaults, the reward weights those of ``reward_preset`` (:data:`REWARD_PRESETS`). An
+    unknown name is a ``TypeError`` that lists the accepted ones (``owner`` names the
+    caller in it; ``also_accepted``: the caller's own options, for the message).
+    """
+    unknown = sorted(set(options) - set(CONFIG_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) for {owner}: {unknown}; accepted: "
+            f"{sorted((*CONFIG_OPTIONS, 'reward_preset', *also_accepted))}"
+        )
+    pick = lambda names: {k: options[k] for k in names if k in options}  # noqa: E731
+    height, width = canvas_shape
+    config = JaxArcConfig(
+        environment=EnvironmentConfig(**pick(ENVIRONMENT_OPTIONS)),  # type: ignore[arg-type]
+        dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
+        action=UnifiedActionConfig(**pick(ACTION_OPTIONS)),  # type: ignore[arg-type]
+    )
+    return config, RewardParams.preset(reward_preset, **pick(REWARD_OPTIONS))  # type: ignore[arg-type]
