@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -162,6 +163,12 @@ def test_generic_reward_preset():
     _, params = jaxarc.make("gen/ladder-1", reward_preset="generic", similarity_weight=0.5)
     assert float(params.reward.similarity_weight) == 0.5  # explicit weights win
     assert float(params.reward.step_penalty) == 0.0
+    with pytest.raises(ValueError, match="unknown reward preset"):
+        jaxarc.make("gen/ladder-1", reward_preset="nope")
+    # the Gymnasium face takes it too (its options go through the same mapping)
+    env = gymnasium.make("jaxarc/Gen-Ladder-1-v0", flat=True, reward_preset="generic")
+    assert float(env.unwrapped.backend.reward_params.similarity_weight) == 1.0
+    assert float(env.unwrapped.backend.reward_params.failed_submit_penalty) == pytest.approx(-0.01)
 
 
 def test_generic_preset_pays_the_correct_edit_and_not_a_failed_submit():
