@@ -62,3 +62,31 @@ def test_four_device_sharded_run_matches_one_device(tmp_path: Path) -> None:
     assert np.abs(losses_4).max() > 0
     np.testing.assert_allclose(losses_4, losses_1, rtol=0, atol=1e-5)
     np.testing.assert_allclose(four["params_4"], one["params_1"], rtol=0, atol=1e-5)
+
+
+def test_two_device_behaviour_cloning_matches_one_device(tmp_path: Path) -> None:
+    """The BC stage runs on a 2-device data mesh (it refused several devices before) with
+    its expert episodes sharded over the mesh, and gives the 1-device losses and
+    parameters (one process, 2 CPU devices: a mesh of both, then a mesh of the first)."""
+    process = run_worker(
+        tmp_path / "bc.npz",
+        "--bc",
+        "--local-devices",
+        "2",
+        "--mesh-sizes",
+        "2",
+        "1",
+        "--batch-tasks",
+        "2",
+        "--updates",
+        "3",
+    )
+    finish(process)
+    result = np.load(tmp_path / "bc.npz")
+    assert int(result["global_devices"]) == 2
+    assert result["replicas_2"].tolist() == [2] and result["replicas_1"].tolist() == [1]
+    assert int(result["data_constraints_2"]) > 0  # expert episodes split over the devices
+    losses_2, losses_1 = result["losses_2"], result["losses_1"]
+    assert losses_2.shape == (3,) and np.all(np.isfinite(losses_2)) and losses_2.min() > 0
+    np.testing.assert_allclose(losses_2, losses_1, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(result["params_2"], result["params_1"], rtol=0, atol=1e-5)
