@@ -11,11 +11,12 @@ and a later checkpoint (the medium preset's) added next to the recorded ones:
 
 * ``<gen>_<c>x<c>``: greedy success on 512 fresh tasks of the generator the checkpoint was
   trained on (``--gen``, default its ``source``), per family, on the training canvas;
-* ``<gen>_12x12_min10``: the same on a 12x12 canvas with grids of 10 to 12 cells a side,
-  sizes a policy trained on the 8x8 canvas never saw;
+* ``<gen>_12x12_min10`` and ``<gen>_16x16_min13``: the same on a 12x12 canvas with grids
+  of 10 to 12 cells a side and on a 16x16 canvas with grids of 13 to 16, sizes a policy
+  trained on the 8x8 canvas never saw;
 * ``arc-agi-1_training`` / ``arc-agi-1_evaluation``: pass@2 by task over the 400 tasks.
 
-``--only`` picks some of them. ``--table`` prints (and writes ``<out>/table.md``) one
+``--only`` picks some of them (by file slug, e.g. ``gen_easy_16x16_min13``). ``--table`` prints (and writes ``<out>/table.md``) one
 column per name found in ``<out>``, one row per evaluation.
 """
 
@@ -29,21 +30,24 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "results" / "generalisation"
 ARC = ("arc-agi-1/training", "arc-agi-1/evaluation")
-UNSEEN_CANVAS, UNSEEN_MIN_SIDE = 12, 10
+UNSEEN = ((12, 10), (16, 13))  # (canvas side, smallest grid side) never seen on 8x8
 LIMIT = 512
 
 
 def evaluations(gen: str, canvas: int) -> dict[str, dict]:
-    """``{file slug: jaxarc eval arguments}`` of the four generalisation rows."""
+    """``{file slug: jaxarc eval arguments}`` of the generalisation rows."""
     slug = gen.replace("/", "_")
     return {
         f"{slug}_{canvas}x{canvas}": {"source": gen, "by_family": True, "limit": LIMIT},
-        f"{slug}_{UNSEEN_CANVAS}x{UNSEEN_CANVAS}_min{UNSEEN_MIN_SIDE}": {
-            "source": gen,
-            "by_family": True,
-            "limit": LIMIT,
-            "canvas": UNSEEN_CANVAS,
-            "min_side": UNSEEN_MIN_SIDE,
+        **{
+            f"{slug}_{side}x{side}_min{least}": {
+                "source": gen,
+                "by_family": True,
+                "limit": LIMIT,
+                "canvas": side,
+                "min_side": least,
+            }
+            for side, least in UNSEEN
         },
         **{
             source.replace("/", "_"): {"source": source, "attempts": 2, "batch_size": 32}
