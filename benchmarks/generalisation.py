@@ -16,8 +16,9 @@ and a later checkpoint (the medium preset's) added next to the recorded ones:
   trained on the 8x8 canvas never saw;
 * ``arc-agi-1_training`` / ``arc-agi-1_evaluation``: pass@2 by task over the 400 tasks.
 
-``--only`` picks some of them (by file slug, e.g. ``gen_easy_16x16_min13``). ``--table`` prints (and writes ``<out>/table.md``) one
-column per name found in ``<out>``, one row per evaluation.
+``--only`` picks some of them (by file slug, e.g. ``gen_easy_16x16_min13``). ``--table``
+prints (and writes ``<out>/table.md``) one column per name found in ``<out>``, one row per
+evaluation.
 """
 
 from __future__ import annotations
