@@ -17,6 +17,7 @@ tasks after it; ``--json`` writes them.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from typing import NamedTuple
@@ -85,31 +86,53 @@ def make_env(name: str, options: dict):
     return env, env_params
 
 
-def make_train(config: dict):
-    env, env_params = make_env(config["ENV_NAME"], config["ENV_OPTIONS"])
-    num_updates = config["TOTAL_TIMESTEPS"] // config["NUM_STEPS"] // config["NUM_ENVS"]
-    minibatch_size = config["NUM_ENVS"] * config["NUM_STEPS"] // config["NUM_MINIBATCHES"]
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+    """Everything a PPO run depends on (purejaxrl's hyper-parameters, as a typed record)."""
+
+    env_name: str
+    env_options: dict  # jaxarc.make options of the rung (operations, fields, episode length)
+    hidden: int = 64  # MLP width
+    eval_episodes: int = 1024
+    lr: float = 2.5e-4
+    num_envs: int = 32
+    num_steps: int = 32  # steps per environment per update
+    total_timesteps: int = 8192
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_eps: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+
+def make_train(config: PPOConfig):
+    env, env_params = make_env(config.env_name, config.env_options)
+    num_updates = config.total_timesteps // config.num_steps // config.num_envs
+    minibatch_size = config.num_envs * config.num_steps // config.num_minibatches
 
     def linear_schedule(count):
-        frac = 1.0 - (count // (config["NUM_MINIBATCHES"] * config["UPDATE_EPOCHS"])) / num_updates
-        return config["LR"] * frac
+        frac = 1.0 - (count // (config.num_minibatches * config.update_epochs)) / num_updates
+        return config.lr * frac
 
     obs_dim = int(env.observation_space(env_params).shape[0])
     num_actions = int(env.action_space(env_params).n)
 
     def train(rng):
         rng, init_rng = jax.random.split(rng)
-        network = ActorCritic(obs_dim, num_actions, config["HIDDEN"], init_rng)
+        network = ActorCritic(obs_dim, num_actions, config.hidden, init_rng)
         # equinox modules also hold functions (activations): carry only the arrays
         params, static = eqx.partition(network, eqx.is_array)
         tx = optax.chain(
-            optax.clip_by_global_norm(config["MAX_GRAD_NORM"]),
+            optax.clip_by_global_norm(config.max_grad_norm),
             optax.adam(learning_rate=linear_schedule, eps=1e-5),
         )
         opt_state = tx.init(params)
 
         rng, reset_rng = jax.random.split(rng)
-        reset_rng = jax.random.split(reset_rng, config["NUM_ENVS"])
+        reset_rng = jax.random.split(reset_rng, config.num_envs)
         obsv, env_state = jax.vmap(env.reset, in_axes=(0, None))(reset_rng, env_params)
 
         def _update_step(runner_state, unused):
@@ -122,7 +145,7 @@ def make_train(config: dict):
                     :, 0
                 ]
                 rng, step_rng = jax.random.split(rng)
-                step_rng = jax.random.split(step_rng, config["NUM_ENVS"])
+                step_rng = jax.random.split(step_rng, config.num_envs)
                 obsv, env_state, reward, terminated, truncated, info = jax.vmap(
                     env.step, in_axes=(0, 0, 0, None)
                 )(step_rng, env_state, action, env_params)
@@ -130,9 +153,7 @@ def make_train(config: dict):
                 transition = Transition(done, action, value, reward, log_prob, last_obs, info)
                 return (params, opt_state, env_state, obsv, rng), transition
 
-            runner_state, traj_batch = jax.lax.scan(
-                _env_step, runner_state, None, config["NUM_STEPS"]
-            )
+            runner_state, traj_batch = jax.lax.scan(_env_step, runner_state, None, config.num_steps)
             params, opt_state, env_state, last_obs, rng = runner_state
             _, last_val = jax.vmap(eqx.combine(params, static))(last_obs)
 
@@ -140,8 +161,8 @@ def make_train(config: dict):
                 def _get_advantages(gae_and_next_value, transition):
                     gae, next_value = gae_and_next_value
                     done, value, reward = transition.done, transition.value, transition.reward
-                    delta = reward + config["GAMMA"] * next_value * (1 - done) - value
-                    gae = delta + config["GAMMA"] * config["GAE_LAMBDA"] * (1 - done) * gae
+                    delta = reward + config.gamma * next_value * (1 - done) - value
+                    gae = delta + config.gamma * config.gae_lambda * (1 - done) * gae
                     return (gae, value), gae
 
                 _, advantages = jax.lax.scan(
@@ -167,7 +188,7 @@ def make_train(config: dict):
                             log_probs, traj_batch.action[:, None], axis=1
                         )[:, 0]
                         value_pred_clipped = traj_batch.value + (value - traj_batch.value).clip(
-                            -config["CLIP_EPS"], config["CLIP_EPS"]
+                            -config.clip_eps, config.clip_eps
                         )
                         value_losses = jnp.square(value - targets)
                         value_losses_clipped = jnp.square(value_pred_clipped - targets)
@@ -176,15 +197,12 @@ def make_train(config: dict):
                         gae = (gae - gae.mean()) / (gae.std() + 1e-8)
                         loss_actor1 = ratio * gae
                         loss_actor2 = (
-                            jnp.clip(ratio, 1.0 - config["CLIP_EPS"], 1.0 + config["CLIP_EPS"])
-                            * gae
+                            jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps) * gae
                         )
                         loss_actor = -jnp.minimum(loss_actor1, loss_actor2).mean()
                         entropy = -(jnp.exp(log_probs) * log_probs).sum(-1).mean()
                         total_loss = (
-                            loss_actor
-                            + config["VF_COEF"] * value_loss
-                            - config["ENT_COEF"] * entropy
+                            loss_actor + config.vf_coef * value_loss - config.ent_coef * entropy
                         )
                         return total_loss, (value_loss, loss_actor, entropy)
 
@@ -196,13 +214,13 @@ def make_train(config: dict):
 
                 params, opt_state, traj_batch, advantages, targets, rng = update_state
                 rng, perm_rng = jax.random.split(rng)
-                batch_size = minibatch_size * config["NUM_MINIBATCHES"]
+                batch_size = minibatch_size * config.num_minibatches
                 permutation = jax.random.permutation(perm_rng, batch_size)
                 batch = (traj_batch, advantages, targets)
                 batch = jax.tree.map(lambda x: x.reshape((batch_size,) + x.shape[2:]), batch)
                 shuffled = jax.tree.map(lambda x: jnp.take(x, permutation, axis=0), batch)
                 minibatches = jax.tree.map(
-                    lambda x: jnp.reshape(x, [config["NUM_MINIBATCHES"], -1] + list(x.shape[1:])),
+                    lambda x: jnp.reshape(x, [config.num_minibatches, -1] + list(x.shape[1:])),
                     shuffled,
                 )
                 (params, opt_state), total_loss = jax.lax.scan(
@@ -212,7 +230,7 @@ def make_train(config: dict):
 
             update_state = (params, opt_state, traj_batch, advantages, targets, rng)
             update_state, loss_info = jax.lax.scan(
-                _update_epoch, update_state, None, config["UPDATE_EPOCHS"]
+                _update_epoch, update_state, None, config.update_epochs
             )
             params, opt_state, rng = update_state[0], update_state[1], update_state[-1]
             info = traj_batch.info
@@ -233,10 +251,10 @@ def make_train(config: dict):
     def evaluate(params, rng):
         """Greedy success rate on ``EVAL_EPISODES`` fresh episodes (new tasks)."""
         _, static = eqx.partition(
-            ActorCritic(obs_dim, num_actions, config["HIDDEN"], jax.random.key(0)), eqx.is_array
+            ActorCritic(obs_dim, num_actions, config.hidden, jax.random.key(0)), eqx.is_array
         )
         model = eqx.combine(params, static)
-        count = config["EVAL_EPISODES"]
+        count = config.eval_episodes
         reset_keys = jax.random.split(rng, count)
         obs, state = jax.vmap(env.reset, in_axes=(0, None))(reset_keys, env_params)
 
@@ -250,7 +268,7 @@ def make_train(config: dict):
             ends = (terminated | truncated) & ~finished
             return (obs, state, finished | ends, solved | (ends & info["success"])), None
 
-        horizon = config["ENV_OPTIONS"]["max_episode_steps"]
+        horizon = config.env_options["max_episode_steps"]
         start = (obs, state, jnp.zeros(count, bool), jnp.zeros(count, bool))
         (_, _, _, solved), _ = jax.lax.scan(step, start, jax.random.split(rng, horizon))
         return solved.mean()
@@ -258,7 +276,7 @@ def make_train(config: dict):
     return train, evaluate, num_updates
 
 
-def run(config: dict, seed: int) -> dict:
+def run(config: PPOConfig, seed: int) -> dict:
     """Compile, train and evaluate; the figures of one seed (compilation timed apart)."""
     train, evaluate, num_updates = make_train(config)
     key = jax.random.key(seed)
@@ -274,16 +292,16 @@ def run(config: dict, seed: int) -> dict:
     episodes, solved, return_sum = metrics["episodes"], metrics["solved"], metrics["return_sum"]
     tail = max(1, num_updates // 10)  # the last tenth of the updates
     return {
-        "env": config["ENV_NAME"],
+        "env": config.env_name,
         "seed": seed,
         "updates": num_updates,
-        "env_steps": num_updates * config["NUM_STEPS"] * config["NUM_ENVS"],
+        "env_steps": num_updates * config.num_steps * config.num_envs,
         "compile_s": round(compile_s, 2),
         "train_s": round(train_s, 2),
         "train_success_last_tenth": float(solved[-tail:].sum() / max(episodes[-tail:].sum(), 1)),
         "mean_return_last_tenth": float(return_sum[-tail:].sum() / max(episodes[-tail:].sum(), 1)),
         "greedy_success": greedy,
-        "eval_episodes": config["EVAL_EPISODES"],
+        "eval_episodes": config.eval_episodes,
         "curve": [  # (update, success rate of the episodes that ended in that update)
             (int(u), float(solved[u] / max(episodes[u], 1)))
             for u in sorted({0, *range(0, num_updates, max(1, num_updates // 20)), num_updates - 1})
@@ -308,28 +326,23 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="write the results (one per seed) here")
     parser.add_argument("--smoke", action="store_true", help="a tiny, fast run")
     args = parser.parse_args()
-    config = {
-        "ENV_NAME": args.env,
-        "ENV_OPTIONS": env_options(
+    config = PPOConfig(
+        env_name=args.env,
+        env_options=env_options(
             args.env, args.reward_preset, args.max_episode_steps, args.operations
         ),
-        "HIDDEN": args.hidden,
-        "EVAL_EPISODES": args.eval_episodes,
-        "LR": args.lr,
-        "NUM_ENVS": args.num_envs,
-        "NUM_STEPS": args.num_steps,
-        "TOTAL_TIMESTEPS": args.total_timesteps,
-        "UPDATE_EPOCHS": 4,
-        "NUM_MINIBATCHES": 4,
-        "GAMMA": 0.99,
-        "GAE_LAMBDA": 0.95,
-        "CLIP_EPS": 0.2,
-        "ENT_COEF": args.ent_coef,
-        "VF_COEF": 0.5,
-        "MAX_GRAD_NORM": 0.5,
-    }
+        hidden=args.hidden,
+        eval_episodes=args.eval_episodes,
+        lr=args.lr,
+        num_envs=args.num_envs,
+        num_steps=args.num_steps,
+        total_timesteps=args.total_timesteps,
+        ent_coef=args.ent_coef,
+    )
     if args.smoke:
-        config.update(NUM_ENVS=4, NUM_STEPS=8, TOTAL_TIMESTEPS=64, UPDATE_EPOCHS=1, EVAL_EPISODES=8)
+        config = dataclasses.replace(
+            config, num_envs=4, num_steps=8, total_timesteps=64, update_epochs=1, eval_episodes=8
+        )
     results = []
     for seed in args.seed:
         result = run(config, seed)
@@ -337,11 +350,13 @@ def main() -> None:
             {
                 **result,
                 "reward_preset": args.reward_preset,
-                "config": {k: v for k, v in config.items() if k != "ENV_OPTIONS"},
+                "config": {
+                    k: v for k, v in dataclasses.asdict(config).items() if k != "env_options"
+                },
             }
         )
         print(
-            f"{config['ENV_NAME']} seed {seed}: {result['updates']} PPO updates, "
+            f"{config.env_name} seed {seed}: {result['updates']} PPO updates, "
             f"{result['env_steps']} env steps in {result['train_s']:.1f}s "
             f"(+{result['compile_s']:.1f}s compilation); success of the episodes that ended in "
             f"the last tenth {result['train_success_last_tenth']:.1%}, greedy on "
