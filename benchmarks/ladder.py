@@ -61,7 +61,10 @@ PPO_RUNS: tuple[tuple[str, str, int, tuple[int, ...]], ...] = (
 # (rung, canvas, extra flags): the quick preset (80 behaviour-cloning + 50 GRPO updates)
 GRPO_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("gen/ladder-1", 4, ()),
+    ("gen/ladder-2", 4, ()),
+    ("gen/ladder-3", 4, ()),
     ("gen/ladder-4", 5, ()),
+    ("gen/recolour", 8, ()),
 )
 # gen/easy under the quick preset is measured by benchmarks/learning_curve.py (3 seeds,
 # docs/training.md); the report cites it rather than spending another half hour on it
