@@ -44,8 +44,9 @@ from jaxarc.envs.types import (
     SourceRef,
     StepInfo,
 )
+from jaxarc.grid.box_operations import apply_box_operation, apply_mask_operation
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, SUBMIT
-from jaxarc.grid.operations import GridState, apply_operation
+from jaxarc.grid.operations import GridState
 from jaxarc.grid.point_operations import apply_point_operation
 
 _SINGLE_TASK_BANKS: dict[int, tuple[Task, TaskBank]] = {}
@@ -394,8 +395,19 @@ def step_one(
         after = apply_point_operation(
             before, effective_op, action.row, action.col, pair.input_grid, pair.input_shape
         )
-    else:
-        after = apply_operation(
+    elif config.action.selection_format == "bbox":  # static: the rectangle operations
+        after = apply_box_operation(
+            before,
+            effective_op,
+            action.r1,
+            action.c1,
+            action.r2,
+            action.c2,
+            pair.input_grid,
+            pair.input_shape,
+        )
+    else:  # mask: the flat-canvas form of the generic operations
+        after = apply_mask_operation(
             before,
             effective_op,
             action.to_selection_mask(canvas),

@@ -222,3 +222,32 @@ def _point_links(
     seed_lines = (jnp.arange(width, dtype=jnp.int32) == col) & floods & on_canvas
     seeds = jnp.where(seed_lines, seed_bit, jnp.uint32(0))
     return seeds, along, across
+
+
+@jax.custom_batching.custom_vmap
+def flood_seed_words(grid: Int8[Array, "H W"], seeds: UInt32[Array, " W"]) -> UInt32[Array, " W"]:
+    """Column words of the regions of ``grid`` containing the seed bits ``seeds`` (column words).
+
+    :func:`flood_regions` with the seeds already packed; under ``vmap`` the link words are
+    computed only for the environments that have seeds (gathered in chunks, see
+    :func:`_for_seeded_lanes`), not for the whole batch. Batched results are transposed once
+    (``[B, W]`` from lines leading), like :func:`flood_point_region`'s.
+    """
+    along, across = link_words(grid)
+    return _fill_lines_leading(seeds[:, None], along[:, None], across[:, None])[:, 0]
+
+
+@flood_seed_words.def_vmap
+def _flood_seed_words_batched(axis_size, in_batched, grid, seeds):
+    grid, seeds = (
+        x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
+        for x, batched in zip((grid, seeds), in_batched, strict=True)
+    )
+
+    def fill_lanes(lanes_now):
+        along, across = jax.vmap(link_words)(grid[lanes_now])
+        lanes_seeds = seeds[lanes_now]
+        return _fill_lines_leading(*(jnp.moveaxis(x, 0, -1) for x in (lanes_seeds, along, across)))
+
+    filled = _for_seeded_lanes(jnp.any(seeds != 0, axis=1), fill_lanes, grid.shape[2])
+    return materialize_array(jnp.moveaxis(filled, -1, 0)), True

@@ -9,9 +9,12 @@ which is cheap), and :meth:`CoordinateMap.gather` applies them with one gather o
 from __future__ import annotations
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 from jax import lax
 from jaxtyping import Array, Bool, Int, Int8, Int32
+
+from jaxarc.grid.lanes import for_flagged_lanes
 
 
 class SelectionBox(eqx.Module):
@@ -105,6 +108,28 @@ class CoordinateMap(eqx.Module):
         )
         return rows, cols
 
+    def variant(self) -> Int32[Array, ""]:
+        """Which fixed flip/rotation :meth:`gather` applies after its shift (0: none)."""
+        return jnp.where(
+            self.cc < 0,
+            1,
+            jnp.where(self.rr < 0, 2, jnp.where(self.rc < 0, 3, jnp.where(self.cr < 0, 4, 0))),
+        ).astype(jnp.int32)
+
+    def shift_flat(self, source: Int8[Array, " C"], height: int, width: int) -> Int8[Array, " S"]:
+        """The shift step of :meth:`gather` on a flattened ``height x width`` source: the
+        window of the square-padded canvas (side ``max(height, width)``), flattened."""
+        side = max(height, width)
+        last = side - 1
+        row_shift = jnp.where((self.rr < 0) | (self.rc < 0), self.row0 - last, self.row0)
+        col_shift = jnp.where((self.cc < 0) | (self.cr < 0), self.col0 - last, self.col0)
+        flat = source
+        if side != height or side != width:
+            square = jnp.pad(source.reshape(height, width), ((0, side - height), (0, side - width)))
+            flat = square.reshape(-1)
+        offset = (row_shift * side + col_shift) % (side * side)
+        return lax.dynamic_slice(jnp.concatenate([flat, flat]), (offset,), (side * side,))
+
     def gather(self, source: Int8[Array, "H W"]) -> tuple[Int8[Array, "H W"], Int8[Array, "H W"]]:
         """``(mapped_values, shifted)``: each destination's source value (meaningful only where
         :meth:`mapped_spans` says), and the same before the flip/rotation step, which equals it
@@ -136,6 +161,48 @@ class CoordinateMap(eqx.Module):
             ),
         )
         return variant[:height, :width], shifted[:height, :width]
+
+
+@jax.custom_batching.custom_vmap
+def orient_window(shifted: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int8[Array, "L L"]:
+    """The flip/rotation step of :meth:`CoordinateMap.gather`: one of five fixed variants of
+    the shifted square window (``variant`` from :meth:`CoordinateMap.variant`).
+
+    Under ``vmap`` only the environments with a variant other than 0 (the identity) are
+    computed (see :func:`jaxarc.grid.lanes.for_flagged_lanes`): the transposes are strided
+    reads that do not vectorise, and ROTATE/FLIP are 4 of the 35 operations.
+    """
+    return _variants(shifted[None], variant[None])[0]
+
+
+@orient_window.def_vmap
+def _orient_windows(axis_size, in_batched, shifted, variant):
+    shifted, variant = (
+        x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
+        for x, batched in zip((shifted, variant), in_batched, strict=True)
+    )
+
+    def compute(lanes):
+        return _variants(shifted[lanes], variant[lanes])
+
+    return for_flagged_lanes(variant != 0, compute, shifted), True
+
+
+def _variants(shifted: Int8[Array, "K L L"], variant: Int32[Array, " K"]) -> Int8[Array, "K L L"]:
+    code = variant[:, None, None]
+    return jnp.where(
+        code == 1,
+        shifted[:, :, ::-1],
+        jnp.where(
+            code == 2,
+            shifted[:, ::-1, :],
+            jnp.where(
+                code == 3,
+                jnp.swapaxes(shifted[:, ::-1, :], 1, 2),
+                jnp.where(code == 4, jnp.swapaxes(shifted[:, :, ::-1], 1, 2), shifted),
+            ),
+        ),
+    )
 
 
 def _span(length: int, start: Int32[Array, ""], stop: Int32[Array, ""]) -> Bool[Array, " N"]:
