@@ -21,7 +21,8 @@ from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.structured_actions import BboxAction
 from jaxarc.grid.bit_rows import pack_columns, unpack_columns
 from jaxarc.grid.box_operations import apply_box_operation, apply_mask_operation
-from jaxarc.grid.flood_fill import CHUNK, flood_seed_words
+from jaxarc.grid.flood_fill import SEED_WORDS_CHUNK, flood_seed_words
+from jaxarc.grid.lanes import CHUNK
 from jaxarc.grid.operations import GridState, apply_operation
 
 FIELDS = ("grid", "shape", "selection", "clipboard", "clipboard_mask")
@@ -107,10 +108,39 @@ def test_mask_operations_match_generic_path_over_random_episodes(canvas) -> None
         _compare(generic, fast, f"{canvas} step {step}", op)
 
 
+@pytest.mark.parametrize("fmt", ["bbox", "mask"])
+def test_large_batches_take_the_chunked_lanes_and_match_generic(fmt) -> None:
+    """Above ``CHUNK`` environments the coordinate-map window, the flips/rotations, the
+    clipboard and the flood run only on the environments that use them, in several chunks
+    (most environments here use them): still the generic path's states."""
+    batch, canvas = 3 * max(CHUNK, SEED_WORDS_CHUNK) + 5, (30, 30)
+    rng = np.random.default_rng(21)
+    grids = rng.integers(0, 3, (batch, *canvas)).astype(np.int8)
+    shapes = rng.integers(10, 31, (batch, 2)).astype(np.int32)
+    inputs = jnp.asarray(rng.integers(0, 10, (batch, *canvas)).astype(np.int8))
+    input_shapes = jnp.asarray(rng.integers(1, 31, (batch, 2)).astype(np.int32))
+    generic = fast = jax.vmap(GridState.create)(jnp.asarray(grids), jnp.asarray(shapes))
+    family = np.array([13, 24, 25, 26, 27, 28, 29, 30, 20, 23])  # flood, map family, moves
+    for step in range(8):
+        op = jnp.asarray(rng.choice(family, batch), jnp.int32)
+        if fmt == "bbox":
+            corners = [jnp.asarray(rng.integers(-1, 31, batch), jnp.int32) for _ in range(4)]
+            generic = jax.jit(jax.vmap(_generic_box))(generic, op, *corners, inputs, input_shapes)
+            fast = fast_box(fast, op, *corners, inputs, input_shapes)
+        else:
+            masks = jnp.asarray(rng.random((batch, *canvas)) < 0.1)
+            generic = generic_mask(generic, op, masks, inputs, input_shapes)
+            fast = fast_mask(fast, op, masks, inputs, input_shapes)
+        for field in FIELDS:
+            want, have = np.asarray(getattr(generic, field)), np.asarray(getattr(fast, field))
+            bad = np.nonzero((want != have).reshape(batch, -1).any(axis=1))[0]
+            assert bad.size == 0, f"step {step} {field}: envs {bad[:4]}"
+
+
 def test_large_batches_flood_only_seeded_environments_correctly() -> None:
-    """Above ``CHUNK`` environments only the seeded ones are gathered and linked: every seeded
+    """Above the chunk size only the seeded environments are gathered and linked: every seeded
     env gets the union of its seeds' BFS regions (seeds of several colours), others nothing."""
-    batch = CHUNK * 2 + 37
+    batch = SEED_WORDS_CHUNK * 2 + 37
     rng = np.random.default_rng(9)
     grids = rng.integers(0, 3, (batch, 12, 12)).astype(np.int8)
     seeds = (rng.random((batch, 12, 12)) < 0.02) & (rng.random((batch, 1, 1)) < 0.6)

@@ -35,6 +35,7 @@ from jaxarc.grid.bit_rows import WORD_BITS, check_width, pack_columns, unpack_co
 from jaxarc.grid.flood_fill import flood_seed_words
 from jaxarc.grid.fusion_barrier import materialize, materialize_array
 from jaxarc.grid.geometry import SelectionBox, orient_window
+from jaxarc.grid.lanes import where_flagged
 from jaxarc.grid.operations import GridState, coordinate_map
 
 _MARK = 16  # as in the generic path: the gathered source packs colour + _MARK * selected
@@ -153,6 +154,24 @@ def apply_mask_operation(
     )
 
 
+def _in_rect(rows, cols, limits: Int8[Array, "4"]) -> Bool[Array, " C"]:
+    """Cells in the half-open rectangle ``[limits[0], limits[1]) x [limits[2], limits[3])``."""
+    return (rows >= limits[0]) & (rows < limits[1]) & (cols >= limits[2]) & (cols < limits[3])
+
+
+def _clipboard_of(
+    limits: Int8[Array, "4"],
+    shifted: Int8[Array, " C"],
+    rows: Int8[Array, " C"],
+    cols: Int8[Array, " C"],
+) -> tuple[Int8[Array, " C"], Bool[Array, " C"]]:
+    """COPY/CUT's clipboard: the mapped cells (half-open ``limits``) of the shifted window,
+    their marks selected."""
+    in_mapped = _in_rect(rows, cols, limits)
+    values = jnp.where(in_mapped, shifted & jnp.int8(_MARK - 1), jnp.int8(-1))
+    return values, in_mapped & (shifted >= jnp.int8(_MARK))
+
+
 def _box_of_words(words: UInt32[Array, " W"], height: int) -> SelectionBox:
     """:meth:`SelectionBox.of` of the mask whose column words are ``words``."""
     width = words.shape[0]
@@ -256,12 +275,7 @@ def _apply_flat(
     )
     if selected is None:
         selected = in_box
-    in_mapped = (
-        (rows >= mapped_limits[0])
-        & (rows < mapped_limits[1])
-        & (cols >= mapped_limits[2])
-        & (cols < mapped_limits[3])
-    )
+    in_mapped = _in_rect(rows, cols, mapped_limits)
     old_active, base_active, new_active = area(plan["old"]), area(plan["base"]), area(plan["new"])
     grid = state.grid.reshape(cells)
     clipboard = state.clipboard.reshape(cells)
@@ -274,12 +288,18 @@ def _apply_flat(
     packed = jnp.maximum(source_values, jnp.int8(0)) + jnp.where(
         source_marked, jnp.int8(_MARK), jnp.int8(0)
     )
-    # The coordinate map: one shifted window (flat, cheap) for everybody, then the flip or
-    # rotation only for the environments that rotate or flip (translations read the window).
-    window = plan["map"].shift_flat(packed, height, width)
-    oriented = orient_window(window.reshape(side, side), plan["variant"])
-    oriented = oriented[:height, :width].reshape(cells)
-    shifted = window.reshape(side, side)[:height, :width].reshape(cells)
+    # The coordinate map, only for the environments that use it (MOVE, ROTATE, FLIP, COPY,
+    # CUT, PASTE: 11 of 35 operations): one shifted window of the flat canvas, then the flip
+    # or rotation only for those that rotate or flip (translations read the window itself).
+    uses_map = plan["places"] | plan["copies"]
+    if side == height == width:  # the window is the flat canvas (else it is square-padded)
+        shift = lambda mapping, source: mapping.shift_flat(source, height, width)  # noqa: E731
+        shifted = where_flagged(uses_map, shift, packed, plan["map"], packed)
+    else:
+        shifted = plan["map"].shift_flat(packed, height, width)
+    window = shifted.reshape(side, side)
+    oriented = orient_window(window, plan["variant"])[:height, :width].reshape(cells)
+    shifted = window[:height, :width].reshape(cells)
     shifted_mark = shifted >= jnp.int8(_MARK)
     can_place = in_mapped & (shifted_mark | ~plan["needs_mark"]) & plan["places"] & old_active
     zeroed = plan["clears"] | (selected & plan["zeroes_selected"]) | (in_box & plan["zeroes_box"])
@@ -294,10 +314,11 @@ def _apply_flat(
         ),
     )
     new_grid = materialize_array(jnp.where(new_active, content, jnp.int8(-1)))
-    new_clipboard = jnp.where(
-        plan["copies"], jnp.where(in_mapped, shifted & jnp.int8(_MARK - 1), jnp.int8(-1)), clipboard
+    # COPY/CUT (2 of 35 operations) rewrite the clipboard: only theirs is computed.
+    clip = lambda limits, window: _clipboard_of(limits, window, rows, cols)  # noqa: E731
+    new_clipboard, new_clipboard_mask = where_flagged(
+        plan["copies"], clip, (clipboard, clipboard_mask), mapped_limits, shifted
     )
-    new_clipboard_mask = jnp.where(plan["copies"], in_mapped & shifted_mark, clipboard_mask)
     new_selection = jnp.where(plan["moves"], can_place, selected & new_active)
     new_selection = jnp.where(plan["edits"], new_selection, state.selection.reshape(cells))
     return GridState(

@@ -9,12 +9,11 @@ which is cheap), and :meth:`CoordinateMap.gather` applies them with one gather o
 from __future__ import annotations
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 from jax import lax
 from jaxtyping import Array, Bool, Int, Int8, Int32
 
-from jaxarc.grid.lanes import for_flagged_lanes
+from jaxarc.grid.lanes import where_flagged
 
 
 class SelectionBox(eqx.Module):
@@ -163,29 +162,19 @@ class CoordinateMap(eqx.Module):
         return variant[:height, :width], shifted[:height, :width]
 
 
-@jax.custom_batching.custom_vmap
 def orient_window(shifted: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int8[Array, "L L"]:
     """The flip/rotation step of :meth:`CoordinateMap.gather`: one of five fixed variants of
     the shifted square window (``variant`` from :meth:`CoordinateMap.variant`).
 
     Under ``vmap`` only the environments with a variant other than 0 (the identity) are
-    computed (see :func:`jaxarc.grid.lanes.for_flagged_lanes`): the transposes are strided
+    computed (see :func:`jaxarc.grid.lanes.where_flagged`): the transposes are strided
     reads that do not vectorise, and ROTATE/FLIP are 4 of the 35 operations.
     """
-    return _variants(shifted[None], variant[None])[0]
 
+    def one(window, code):
+        return _variants(window[None], code[None])[0]
 
-@orient_window.def_vmap
-def _orient_windows(axis_size, in_batched, shifted, variant):
-    shifted, variant = (
-        x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
-        for x, batched in zip((shifted, variant), in_batched, strict=True)
-    )
-
-    def compute(lanes):
-        return _variants(shifted[lanes], variant[lanes])
-
-    return for_flagged_lanes(variant != 0, compute, shifted), True
+    return where_flagged(variant != 0, one, shifted, shifted, variant)
 
 
 def _variants(shifted: Int8[Array, "K L L"], variant: Int32[Array, " K"]) -> Int8[Array, "K L L"]:

@@ -12,20 +12,55 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import jax
 import jax.numpy as jnp
 from jax import lax
-from jaxtyping import Array, Bool, Int32
+from jaxtyping import Array, Bool, Int32, PyTree
 
-CHUNK = 512  # environments computed together
+CHUNK = 128  # environments computed together (smaller chunks measured faster than 512)
+
+
+def where_flagged(flag: Bool[Array, ""], fn: Callable, default: PyTree, *args: Array) -> PyTree:
+    """``fn(*args)`` if ``flag`` else ``default`` (pytrees of the same structure), for one
+    environment; under ``vmap``, ``fn`` runs only on the flagged environments (in chunks).
+
+    ``args`` are arrays or pytrees of arrays (everything ``fn`` reads that varies per
+    environment must be passed, not closed over); ``fn`` is vmapped over each chunk.
+    """
+
+    @jax.custom_batching.custom_vmap
+    def apply(flag, default, args):
+        return jax.tree.map(lambda a, d: jnp.where(flag, a, d), fn(*args), default)
+
+    @apply.def_vmap
+    def _batched(axis_size, in_batched, flag, default, args):
+        def batch(x, batched):
+            return x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x)))
+
+        flag, default, args = jax.tree.map(batch, (flag, default, args), tuple(in_batched))
+
+        def compute(lanes):
+            new = jax.vmap(fn)(*jax.tree.map(lambda x: x[lanes], args))
+            keep = flag[lanes]
+            return jax.tree.map(
+                lambda a, d: jnp.where(keep.reshape((-1,) + (1,) * (a.ndim - 1)), a, d[lanes]),
+                new,
+                default,
+            )
+
+        out = for_flagged_lanes(flag, compute, default)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return apply(flag, default, args)
 
 
 def for_flagged_lanes(
     flagged: Bool[Array, " B"],
-    compute: Callable[[Int32[Array, " K"]], Array],
-    default: Array,
-) -> Array:
-    """``default`` (``[B, ...]``) with the rows of the ``flagged`` lanes replaced by
-    ``compute(lanes)`` (``[len(lanes), ...]``, one row per lane index given).
+    compute: Callable[[Int32[Array, " K"]], PyTree],
+    default: PyTree,
+) -> PyTree:
+    """``default`` (a pytree of ``[B, ...]`` arrays) with the rows of the ``flagged`` lanes
+    replaced by ``compute(lanes)`` (``[len(lanes), ...]``, one row per lane index given).
 
     ``compute`` must give an unflagged lane its ``default`` row: the last chunk is padded
     with lane 0, whose row is then recomputed (flagged) or rewritten unchanged (unflagged).
@@ -45,6 +80,6 @@ def for_flagged_lanes(
 
     def chunk_rows(chunk, out):
         lanes_now = lax.dynamic_slice(order, (chunk * CHUNK,), (CHUNK,))
-        return out.at[lanes_now].set(compute(lanes_now))
+        return jax.tree.map(lambda o, n: o.at[lanes_now].set(n), out, compute(lanes_now))
 
     return lax.fori_loop(0, num_chunks, chunk_rows, default)
