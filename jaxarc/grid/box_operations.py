@@ -142,9 +142,11 @@ def apply_mask_operation(
     raw = selection.reshape(height * width)
     selected = materialize_array(raw & (rows < area[0]) & (cols < area[1]))
     # Column words (elementwise across columns), then the boxes from a few word operations.
-    raw_words, words = materialize(
-        (pack_columns(selection), pack_columns(selected.reshape(height, width)))
-    )
+    raw_words = materialize(pack_columns(selection))
+    # The active area's rows as one word, its columns as a [W] mask: cut the raw words.
+    column = jnp.arange(width, dtype=jnp.int32)
+    active_rows = _bit_span(jnp.int32(0), jnp.minimum(shape[0], height) - 1)
+    words = jnp.where(column < shape[1], raw_words & active_rows, jnp.uint32(0))
     raw_box, box = _box_of_words(raw_words, height), _box_of_words(words, height)
     floods = _in_range(op, ops.FLOOD_0, ops.FLOOD_0 + 9)
     seeds = jnp.where(floods, words, jnp.uint32(0))
