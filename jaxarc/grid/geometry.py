@@ -166,32 +166,23 @@ def orient_window(shifted: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int
     """The flip/rotation step of :meth:`CoordinateMap.gather`: one of five fixed variants of
     the shifted square window (``variant`` from :meth:`CoordinateMap.variant`).
 
-    Under ``vmap`` only the environments with a variant other than 0 (the identity) are
-    computed (see :func:`jaxarc.grid.lanes.where_flagged`): the transposes are strided
-    reads that do not vectorise, and ROTATE/FLIP are 4 of the 35 operations.
+    Under ``vmap`` each variant is computed only for the environments that use it (see
+    :func:`jaxarc.grid.lanes.where_flagged`): the transposes are strided reads that do not
+    vectorise, and each of ROTATE_CW/CCW, FLIP_LR/TB is 1 of the 35 operations.
     """
+    oriented = shifted
+    for code, transform in enumerate(_VARIANTS, start=1):
+        oriented = where_flagged(variant == code, transform, oriented, shifted)
+    return oriented
 
-    def one(window, code):
-        return _variants(window[None], code[None])[0]
 
-    return where_flagged(variant != 0, one, shifted, shifted, variant)
-
-
-def _variants(shifted: Int8[Array, "K L L"], variant: Int32[Array, " K"]) -> Int8[Array, "K L L"]:
-    code = variant[:, None, None]
-    return jnp.where(
-        code == 1,
-        shifted[:, :, ::-1],
-        jnp.where(
-            code == 2,
-            shifted[:, ::-1, :],
-            jnp.where(
-                code == 3,
-                jnp.swapaxes(shifted[:, ::-1, :], 1, 2),
-                jnp.where(code == 4, jnp.swapaxes(shifted[:, :, ::-1], 1, 2), shifted),
-            ),
-        ),
-    )
+# Variants 1..4 of CoordinateMap.gather: U[r, L-1-c], U[L-1-r, c], U[L-1-c, r], U[c, L-1-r].
+_VARIANTS = (
+    lambda u: u[:, ::-1],
+    lambda u: u[::-1, :],
+    lambda u: u[::-1, :].T,
+    lambda u: u[:, ::-1].T,
+)
 
 
 def _span(length: int, start: Int32[Array, ""], stop: Int32[Array, ""]) -> Bool[Array, " N"]:
