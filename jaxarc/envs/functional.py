@@ -7,11 +7,13 @@ Static/traced split:
   environment of a batch.
 * traced: keys, indices, actions, reward weights and every leaf of the state.
 
-The step is branch-free: all operations are evaluated through
+The step is branch-free: the operations are those of
 :func:`~jaxarc.grid.operations.apply_operation`, whose operation families are parameterised
-by per-environment scalars rather than selected by ``lax.switch``. Point actions (the static
-``config.action.selection_format == "point"``) take the specialised and much cheaper
-:func:`~jaxarc.grid.point_operations.apply_point_operation`, which gives the same states.
+by per-environment scalars rather than selected by ``lax.switch``. Each action format (the
+static ``config.action.selection_format``) takes a specialised form that gives the same
+states: point actions :func:`~jaxarc.grid.point_operations.apply_point_operation`, bbox
+actions :func:`~jaxarc.grid.box_operations.apply_box_operation` (the rectangle as scalars)
+and masks :func:`~jaxarc.grid.box_operations.apply_mask_operation` (the flat-canvas form).
 """
 
 from __future__ import annotations
