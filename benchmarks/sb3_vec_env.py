@@ -40,11 +40,14 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, nargs="+", default=[8, 64])
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--episode-steps", type=int, default=8)
+    parser.add_argument("--max-episode-steps", type=int, default=8)
     args = parser.parse_args()
-    options = {"episode_steps": args.episode_steps, "allowed_operations": ["FLOOD_1", "SUBMIT"]}
+    options = {
+        "max_episode_steps": args.max_episode_steps,
+        "allowed_operations": ["FLOOD_1", "SUBMIT"],
+    }
     env_id = gymnasium_id(args.env)
-    print(f"{args.env}: env steps/s, random flat actions, episode length {args.episode_steps}")
+    print(f"{args.env}: env steps/s, random flat actions, episode length {args.max_episode_steps}")
     print("| num_envs | DummyVecEnv | ArcSB3VecEnv | ratio |\n|---|---|---|---|")
     for num_envs in args.num_envs:
         dummy = DummyVecEnv([lambda: gymnasium.make(env_id, flat=True, **options)] * num_envs)

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 
 import jaxarc
-from jaxarc.envs import batch_reset, batch_step
+from jaxarc.envs import batch_reset, play
 
 
 def main() -> None:
@@ -34,15 +34,13 @@ def main() -> None:
     @jax.jit
     def rollout(key):
         reset_key, step_key = jax.random.split(key)
-        states, _ = batch_reset(jax.random.split(reset_key, args.num_envs), config, bank)
+        states, obs = batch_reset(jax.random.split(reset_key, args.num_envs), config, bank)
 
-        def body(states, key):
-            actions = sample(jax.random.split(key, args.num_envs))
-            states, _, reward, done, _ = batch_step(states, actions, config)
-            return states, reward
+        def act(states, obs, key):  # any policy goes here: (states, obs, x) -> (actions, extra)
+            return sample(jax.random.split(key, args.num_envs)), None
 
-        states, rewards = jax.lax.scan(body, states, jax.random.split(step_key, args.steps))
-        return rewards.sum(0), states.terminated, states.success
+        states, _, steps = play(states, obs, config, act, jax.random.split(step_key, args.steps))
+        return steps.rewards.sum(0), states.terminated, states.success
 
     start = time.perf_counter()
     jax.block_until_ready(rollout(jax.random.key(0)))

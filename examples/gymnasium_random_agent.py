@@ -19,20 +19,20 @@ def main() -> None:
     parser.add_argument("--env-id", default="jaxarc/ARC-AGI-1-v0")
     parser.add_argument("--format", default="point", choices=("point", "bbox", "mask"))
     parser.add_argument("--episodes", type=int, default=3)
-    parser.add_argument("--max-steps", type=int, default=30)
+    parser.add_argument("--max-episode-steps", type=int, default=30)
     parser.add_argument("--num-envs", type=int, default=256)
     parser.add_argument("--vector-steps", type=int, default=100)
     parser.add_argument("--smoke", action="store_true", help="a tiny, fast run")
     args = parser.parse_args()
     if args.smoke:
-        args.episodes, args.max_steps, args.num_envs, args.vector_steps = 1, 5, 4, 6
+        args.episodes, args.max_episode_steps, args.num_envs, args.vector_steps = 1, 5, 4, 6
     register_gymnasium_envs()  # `import jaxarc` does this too; calling again is harmless
 
     # one environment, the classic loop
     env = gymnasium.make(
         args.env_id,
         selection_format=args.format,
-        episode_steps=args.max_steps,  # gymnasium.make keeps max_episode_steps= for TimeLimit
+        max_episode_steps=args.max_episode_steps,  # gymnasium.make: Gymnasium's TimeLimit
         render_mode="ansi",
     )
     env.action_space.seed(0)
@@ -55,7 +55,7 @@ def main() -> None:
         args.env_id,
         num_envs=args.num_envs,
         selection_format=args.format,
-        max_episode_steps=args.max_steps,
+        max_episode_steps=args.max_episode_steps,
     )
     venv.action_space.seed(0)
     obs, info = venv.reset(seed=0)

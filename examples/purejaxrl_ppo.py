@@ -49,8 +49,10 @@ class Transition(NamedTuple):
     info: dict
 
 
-def make_env(name: str, max_steps: int):
-    env, env_params = jaxarc.make(name, selection_format="point", max_episode_steps=max_steps)
+def make_env(name: str, max_episode_steps: int):
+    env, env_params = jaxarc.make(
+        name, selection_format="point", max_episode_steps=max_episode_steps
+    )
     # the jaxarc part: a few operations, one flat discrete action, a flat observation
     env = RestrictOperationsWrapper(env, [f"FILL_{c}" for c in range(10)] + ["SUBMIT"])
     env = FlatPointActionWrapper(env)

@@ -44,7 +44,7 @@ def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
         canvas=30,
         batch_tasks=batch_tasks,
         group_size=2,
-        rollout_steps=2,
+        max_episode_steps=2,
         num_updates=3,
         lr=1e-4,
         grpo=GRPOConfig(epochs=2, minibatches=2),

@@ -280,7 +280,7 @@ def test_eval_scores_pass_at_k_by_task() -> None:
         UnifiedActionConfig("point"),
         bank,
         attempts=2,
-        max_steps=2,
+        max_episode_steps=2,
         batch_size=4,
         key=jax.random.key(0),
     )
@@ -301,7 +301,13 @@ def test_eval_runs_a_conv_policy_on_a_larger_canvas_and_rejects_a_dense_one() ->
     conv = make_policy(jax.random.key(0), small, train_env)
     bank = bank_from_tasks(_EVAL_TASKS, canvas_shape=(6, 6), name="hand")
     report = evaluate_policy(
-        conv, train_env.action, bank, attempts=1, max_steps=1, batch_size=8, key=jax.random.key(1)
+        conv,
+        train_env.action,
+        bank,
+        attempts=1,
+        max_episode_steps=1,
+        batch_size=8,
+        key=jax.random.key(1),
     )
     assert report["num_pairs"] == 5 and len(report["tasks"]) == 3
     dense = _FlatLinearPolicy(eqx.nn.Linear(16, ops.NUM_OPERATIONS, key=jax.random.key(0)))
@@ -311,7 +317,7 @@ def test_eval_runs_a_conv_policy_on_a_larger_canvas_and_rejects_a_dense_one() ->
             train_env.action,
             bank,
             attempts=1,
-            max_steps=1,
+            max_episode_steps=1,
             batch_size=8,
             key=jax.random.key(1),
         )
@@ -349,7 +355,7 @@ def tiny_train(tmp_path_factory: pytest.TempPathFactory):
         canvas=30,
         batch_tasks=2,
         group_size=2,
-        rollout_steps=2,
+        max_episode_steps=2,
         num_updates=4,
         eval_tasks=2,
         grpo=GRPOConfig(epochs=1, minibatches=1),
@@ -628,7 +634,7 @@ def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
     monkeypatch.setattr(np, "save", save_until_the_disk_is_full)
     argv = [
         "train", "--run-dir", str(run_dir), "--source", str(tasks), "--canvas", "30",
-        "--batch-tasks", "2", "--group-size", "2", "--rollout-steps", "2", "--num-updates", "3",
+        "--batch-tasks", "2", "--group-size", "2", "--max-episode-steps", "2", "--num-updates", "3",
         "--eval-tasks", "2", "--grpo-epochs", "1", "--grpo-minibatches", "1",
         "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
         "--policy-context-size", "8", "--policy-head-hidden", "8",

@@ -37,7 +37,12 @@ def _config_flags(tasks_file: Path) -> list[str]:
     config = tiny_config(tasks_file, batch_tasks=2)
     flags = ["--source", config.source, "--selection-format", config.selection_format]
     flags += ["--canvas", str(config.canvas), "--batch-tasks", str(config.batch_tasks)]
-    flags += ["--group-size", str(config.group_size), "--rollout-steps", str(config.rollout_steps)]
+    flags += [
+        "--group-size",
+        str(config.group_size),
+        "--max-episode-steps",
+        str(config.max_episode_steps),
+    ]
     flags += ["--num-updates", str(config.num_updates), "--lr", str(config.lr)]
     flags += ["--grpo-epochs", str(config.grpo.epochs)]
     flags += ["--grpo-minibatches", str(config.grpo.minibatches)]

@@ -68,7 +68,7 @@ def test_medium_preset_is_gen_medium_with_bbox_all_operations_and_no_predictor(
     assert config.source == "gen/medium" and config.selection_format == "bbox"
     assert config.allowed_operations is None  # all 35 operations
     assert config.policy.in_context_prediction is False
-    assert config.rollout_steps >= 3  # the longest oracle (rot180, move) takes 3 actions
+    assert config.max_episode_steps >= 3  # the longest oracle (rot180, move) takes 3 actions
     assert main(["train", "--preset", "medium", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "source = 'gen/medium'" in out and "in_context_prediction = False" in out

@@ -29,7 +29,7 @@ def test_paint_expert_plays_the_oracle_sequence(family):
     solves the episode."""
     env_config = QUICK.env_config()
     source = make_generator(f"gen/{family}")
-    batch = expert_rollout(jax.random.key(3), env_config, source, 8, QUICK.rollout_steps)
+    batch = expert_rollout(jax.random.key(3), env_config, source, 8, QUICK.max_episode_steps)
     assert bool(jnp.all(batch.success))
     for n in range(8):
         h, w = (int(v) for v in batch.obs.input_shape[n, 0])

@@ -37,7 +37,8 @@ from jaxarc.agents.model.policy import TaskEncoding
 SMALL = TrainConfig(
     batch_tasks=2,
     group_size=3,
-    rollout_steps=3,
+    max_episode_steps=3,
+    similarity_weight=0.5,  # a graded reward, so groups differ (the env default is 0.0)
     lr=3e-2,
     policy=PolicyConfig(channels=4, pair_channels=4, context_size=8, head_hidden=8),
     grpo=GRPOConfig(epochs=1, minibatches=1, beta=0.05),

@@ -103,7 +103,7 @@ def test_eval_accepts_a_generated_source(workdir, capsys):
 
     small = PolicyConfig(channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8)
     config = TrainConfig(
-        batch_tasks=2, group_size=2, rollout_steps=1, eval_tasks=3, policy=small
+        batch_tasks=2, group_size=2, max_episode_steps=1, eval_tasks=3, policy=small
     )  # source gen/easy, the default
     init, _ = make_train(config)
     save_checkpoint(workdir / "run" / "checkpoints", 0, init(jax.random.key(0)), config)

@@ -47,7 +47,7 @@ def test_every_registered_id_makes_and_passes_gymnasium_and_sb3_check_env(name, 
     base = name.removesuffix("-eval")
     if base in DATA_DIRS:
         options["data_dir"] = str(request.getfixturevalue(DATA_DIRS[base]))
-    env = gymnasium.make(gymnasium_id(name), episode_steps=3, **options)
+    env = gymnasium.make(gymnasium_id(name), max_episode_steps=3, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gymnasium_check_env(env.unwrapped, skip_render_check=True)
@@ -64,7 +64,7 @@ def test_flat_spaces_pass_both_checkers_without_a_warning(action_format):
         action_format=action_format,
         fields=("grid", "input_grid", "step_count"),
         allowed_operations=OPERATIONS,
-        episode_steps=3,
+        max_episode_steps=3,
     )
     height, width = CANVAS
     if action_format == "discrete":
@@ -131,7 +131,7 @@ def test_stable_baselines3_ppo_learns_on_a_flat_id():
     """SB3's PPO with nothing but ``gymnasium.make(id, flat=True)``."""
     from stable_baselines3 import PPO
 
-    env = gymnasium.make(SMALL_ID, flat=True, allowed_operations=OPERATIONS, episode_steps=4)
+    env = gymnasium.make(SMALL_ID, flat=True, allowed_operations=OPERATIONS, max_episode_steps=4)
     model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=256)
@@ -147,7 +147,7 @@ def test_sbx_ppo_learns_on_the_sb3_vec_env():
 
     from jaxarc.gym.sb3 import ArcSB3VecEnv
 
-    venv = ArcSB3VecEnv(SMALL_NAME, num_envs=4, episode_steps=4, allowed_operations=OPERATIONS)
+    venv = ArcSB3VecEnv(SMALL_NAME, num_envs=4, max_episode_steps=4, allowed_operations=OPERATIONS)
     venv.seed(0)
     obs = venv.reset()
     assert obs.shape == (4, 2 * CANVAS[0] * CANVAS[1])
@@ -167,12 +167,12 @@ def test_sbx_ppo_learns_on_the_sb3_vec_env():
 def test_separate_gymnasium_envs_of_one_id_compile_once(count_compilations):
     """SB3's ``DummyVecEnv`` / ``make_vec_env`` make N envs: they share one backend (one
     task source), so the reset compiled for the first serves the others."""
-    first = gymnasium.make(SMALL_ID, flat=True, episode_steps=5, allowed_operations=OPERATIONS)
+    first = gymnasium.make(SMALL_ID, flat=True, max_episode_steps=5, allowed_operations=OPERATIONS)
     first.reset(seed=0)
     first.step(0)
     with count_compilations() as counter:
         others = [
-            gymnasium.make(SMALL_ID, flat=True, episode_steps=5, allowed_operations=OPERATIONS)
+            gymnasium.make(SMALL_ID, flat=True, max_episode_steps=5, allowed_operations=OPERATIONS)
             for _ in range(3)
         ]
         for env in others:
@@ -180,5 +180,5 @@ def test_separate_gymnasium_envs_of_one_id_compile_once(count_compilations):
             env.step(0)
     assert counter.count == 0
     assert all(env.unwrapped.backend is first.unwrapped.backend for env in others)
-    different = gymnasium.make(SMALL_ID, flat=True, episode_steps=6)
+    different = gymnasium.make(SMALL_ID, flat=True, max_episode_steps=6)
     assert different.unwrapped.backend is not first.unwrapped.backend

@@ -217,7 +217,7 @@ def test_configs_refuse_bools_floats_and_strings_for_integers() -> None:
         lambda: UnifiedActionConfig(allowed_operations=(3.7,)),
         lambda: UnifiedActionConfig(allowed_operations=("3",)),
         lambda: TrainConfig(batch_tasks=2.5),
-        lambda: TrainConfig(rollout_steps=True),
+        lambda: TrainConfig(max_episode_steps=True),
         lambda: TrainConfig(allowed_operations=(3.7, 34)),
         lambda: GRPOConfig(epochs=1.5),
     ):

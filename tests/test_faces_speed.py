@@ -127,7 +127,7 @@ def test_generated_resets_choose_pool_tasks_and_refresh_replaces_the_pool():
 
 def test_vector_env_resets_only_the_ended_environments_from_their_own_keys():
     num_envs = 8
-    venv = ArcGymnasiumVectorEnv("test-gym-small", num_envs=num_envs, episode_steps=2)
+    venv = ArcGymnasiumVectorEnv("test-gym-small", num_envs=num_envs, max_episode_steps=2)
     config, source, reward = venv.config, venv.backend.source, venv.backend.reward_params
     venv.reset(seed=4)
     rng = np.random.default_rng(0)
@@ -159,7 +159,7 @@ def test_vector_env_resets_only_the_ended_environments_from_their_own_keys():
 
 def test_episode_context_at_reset_leaves_constants_out_and_gives_them_in_info():
     venv = ArcGymnasiumVectorEnv(
-        "test-gym-small", num_envs=4, episode_steps=2, episode_context="at_reset"
+        "test-gym-small", num_envs=4, max_episode_steps=2, episode_context="at_reset"
     )
     obs, info = venv.reset(seed=0)
     assert not set(CONTEXT_FIELDS) & set(obs)

@@ -77,7 +77,7 @@ def test_reset_options_seeds_and_errors():
 
 
 def test_submit_terminates_and_success_is_reported():
-    env = gymnasium.make(SMALL_ID, selection_format="mask", episode_steps=5)
+    env = gymnasium.make(SMALL_ID, selection_format="mask", max_episode_steps=5)
     obs, _ = env.reset(seed=0, options={"task_id": "recolour", "pair": 0})
     ones = obs["grid"] == 1
     obs, _, terminated, _, _ = env.step(
@@ -91,8 +91,8 @@ def test_submit_terminates_and_success_is_reported():
 
 
 def test_truncation_at_the_episode_length():
-    env = gymnasium.make(SMALL_ID, episode_steps=3)  # the environment's own limit
-    assert env.unwrapped.config.environment.max_episode_steps == 3
+    env = ArcGymnasiumEnv(SMALL_NAME, max_episode_steps=3)  # the environment's own limit
+    assert env.config.environment.max_episode_steps == 3
     env.reset(seed=0)
     flags = [env.step({"operation": ops.CLEAR, "row": 0, "col": 0})[2:4] for _ in range(3)]
     assert flags == [(False, False), (False, False), (False, True)]
@@ -100,7 +100,13 @@ def test_truncation_at_the_episode_length():
     limited.reset(seed=0)
     flags = [limited.step({"operation": ops.CLEAR, "row": 0, "col": 0})[2:4] for _ in range(2)]
     assert flags == [(False, False), (False, True)]
-    with pytest.raises(TypeError, match="not both"):
+    with pytest.warns(DeprecationWarning, match="episode_steps is deprecated"):
+        old_name = ArcGymnasiumEnv(SMALL_NAME, episode_steps=3)
+    assert old_name.config.environment.max_episode_steps == 3
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(TypeError, match="max_episode_steps only"),
+    ):
         ArcGymnasiumEnv(SMALL_NAME, episode_steps=3, max_episode_steps=3)
 
 

@@ -14,7 +14,7 @@ Rows, all measured in one run so that ratios between them are meaningful:
   host every step, as a user gets them), both observation options.
 
 Compile time is excluded (a warm-up call first); every timing ends with
-``block_until_ready`` (or a host transfer). Episodes are ``episode_steps`` long, so the
+``block_until_ready`` (or a host transfer). Episodes are ``max_episode_steps`` long, so the
 auto-reset paths run as often as they would in training.
 """
 
@@ -57,13 +57,13 @@ def measure_gymnax(
     faces: tuple[str, ...] = ("core", "gymnax", "gymnax+sample"),
     scan_steps: int = 50,
     repeats: int = 3,
-    episode_steps: int = 8,
+    max_episode_steps: int = 8,
     **options,
 ) -> list[FaceRow]:
     """``core`` / ``gymnax`` / ``gymnax+sample`` rows for one environment and batch size."""
     from jaxarc.gymnax.registry import make
 
-    env, params = make(env_name, max_episode_steps=episode_steps, **options)
+    env, params = make(env_name, max_episode_steps=max_episode_steps, **options)
     config, source = env.config, env.task_source
     space = env.action_space(params)
     mask_pool = jax.random.bernoulli(jax.random.key(7), 0.3, (64, *config.dataset.canvas_shape))
@@ -113,7 +113,7 @@ def measure_make_vec(
     batch_size: int,
     steps: int = 20,
     repeats: int = 2,
-    episode_steps: int = 8,
+    max_episode_steps: int = 8,
     label: str = "make_vec",
     **options,
 ) -> FaceRow:
@@ -123,12 +123,12 @@ def measure_make_vec(
 
     start = time.perf_counter()
     venv = ArcGymnasiumVectorEnv(
-        env_name, num_envs=batch_size, episode_steps=episode_steps, **options
+        env_name, num_envs=batch_size, max_episode_steps=max_episode_steps, **options
     )
     venv.reset(seed=0)
     venv.action_space.seed(0)
     actions = [venv.action_space.sample() for _ in range(4)]
-    for t in range(episode_steps + 2):  # every autoreset path compiled
+    for t in range(max_episode_steps + 2):  # every autoreset path compiled
         venv.step(actions[t % len(actions)])
     compile_s = time.perf_counter() - start
 
@@ -148,14 +148,14 @@ def measure_core_loop(
     batch_size: int,
     steps: int = 20,
     repeats: int = 2,
-    episode_steps: int = 8,
+    max_episode_steps: int = 8,
     label: str = "core loop",
     **options,
 ) -> FaceRow:
     """A Python loop of jitted ``batch_step`` calls (no resets), outputs left on device."""
     from jaxarc.gymnax.registry import make
 
-    env, params = make(env_name, max_episode_steps=episode_steps, **options)
+    env, params = make(env_name, max_episode_steps=max_episode_steps, **options)
     config, source = env.config, env.task_source
     mask_pool = jax.random.bernoulli(jax.random.key(7), 0.3, (64, *config.dataset.canvas_shape))
     start = time.perf_counter()
@@ -181,7 +181,7 @@ def run_faces(
     scan_steps: int = 50,
     loop_steps: int = 20,
     repeats: int = 3,
-    episode_steps: int = 8,
+    max_episode_steps: int = 8,
     echo=print,
 ) -> list[FaceRow]:
     """Every face row for every environment and batch size (point actions), one run."""
@@ -189,9 +189,13 @@ def run_faces(
     for name in env_names:
         for batch in batch_sizes:
             new = measure_gymnax(
-                name, batch, scan_steps=scan_steps, repeats=repeats, episode_steps=episode_steps
+                name,
+                batch,
+                scan_steps=scan_steps,
+                repeats=repeats,
+                max_episode_steps=max_episode_steps,
             )
-            loops = dict(steps=loop_steps, repeats=repeats, episode_steps=episode_steps)
+            loops = dict(steps=loop_steps, repeats=repeats, max_episode_steps=max_episode_steps)
             new.append(measure_core_loop(name, batch, **loops))
             new.append(
                 measure_core_loop(
@@ -247,7 +251,8 @@ def save_faces(results_dir: Path | None = None, echo=print, **kwargs) -> list[Fa
     rows = run_faces(echo=echo, **kwargs)
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
     header = (
-        f"Faces throughput (point actions, episodes of {kwargs.get('episode_steps', 8)} steps): "
+        f"Faces throughput (point actions, episodes of "
+        f"{kwargs.get('max_episode_steps', 8)} steps): "
         f"{jax.default_backend()} ({jax.device_count()} device(s), {os.cpu_count()} CPUs), "
         f"{platform.processor() or platform.machine()}, jax {jax.__version__}, "
         f"load average {' '.join(f'{x:.2f}' if isinstance(x, float) else x for x in load)}, "

@@ -67,15 +67,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     env.add_argument(
         "--face-envs", default="ARC-AGI-1,gen/easy", help="faces table environments (first: base)"
     )
-    env.add_argument("--episode-steps", type=int, default=8, help="faces table episode length")
+    env.add_argument("--max-episode-steps", type=int, default=8, help="faces table episode length")
     env.set_defaults(func=_run_env)
-    try:
-        from jaxarc.cli.bench_train import register_train_bench
-    except ModuleNotFoundError as err:
-        if err.name != "jaxarc.cli.bench_train":
-            raise
-    else:
-        register_train_bench(kinds)
+    from jaxarc.cli.bench_train import register_train_bench
+
+    register_train_bench(kinds)
 
 
 def _run_env(args: argparse.Namespace) -> int:
@@ -89,8 +85,8 @@ def _run_env(args: argparse.Namespace) -> int:
         load_source(args.source)
     except (ValueError, OSError) as err:
         raise CLIError(f"cannot load --source {args.source!r}: {err}") from None
-    if args.episode_steps < 1:
-        raise CLIError("--episode-steps must be >= 1")
+    if args.max_episode_steps < 1:
+        raise CLIError("--max-episode-steps must be >= 1")
     batch_sizes, steps = args.batch_sizes, args.steps
     if args.quick:
         batch_sizes, steps = (1, 64, 1024), 20
@@ -114,7 +110,7 @@ def _run_env(args: argparse.Namespace) -> int:
             scan_steps=steps,
             loop_steps=max(args.loop_steps, 1),
             repeats=args.repeats,
-            episode_steps=args.episode_steps,
+            max_episode_steps=args.max_episode_steps,
             results_dir=results_dir,
         )
     return 0

@@ -40,7 +40,7 @@ def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=("quick", "default"), default="quick")
     parser.add_argument("--batch-tasks", type=_positive_int, default=None, metavar="B")
     parser.add_argument("--group-size", type=_positive_int, default=None, metavar="G")
-    parser.add_argument("--rollout-steps", type=_positive_int, default=None, metavar="T")
+    parser.add_argument("--max-episode-steps", type=_positive_int, default=None, metavar="T")
     parser.add_argument("--compiled-steps", type=_positive_int, default=20, metavar="N")
     parser.add_argument("--eager-steps", type=_positive_int, default=2, metavar="N")
     parser.add_argument("--updates", type=_positive_int, default=5, metavar="N")
@@ -79,7 +79,7 @@ def bench_config(args: argparse.Namespace) -> Any:
     config = TrainConfig.preset(args.preset)
     changes = {
         name: getattr(args, name)
-        for name in ("batch_tasks", "group_size", "rollout_steps")
+        for name in ("batch_tasks", "group_size", "max_episode_steps")
         if getattr(args, name) is not None
     }
     # the GRPO update is what is measured: no behaviour-cloning stage before it
@@ -111,7 +111,8 @@ def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
 
     from jaxarc.agents.grpo.rollout import repeat_groups
     from jaxarc.agents.grpo.train import load_task_source
-    from jaxarc.envs.functional import batch_reset, batch_step
+    from jaxarc.envs.functional import batch_reset
+    from jaxarc.envs.rollout import play
     from jaxarc.gymnax.spaces import StructuredActionSpace
 
     source = load_task_source(config)
@@ -120,21 +121,20 @@ def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
     episodes = config.batch_tasks * config.group_size
 
     @eqx.filter_jit
-    def play(key):
+    def random_episodes(key):
         reset_key, act_key = jax.random.split(key)
         keys = jax.random.split(reset_key, config.batch_tasks)
-        states, _ = batch_reset(keys, env_config, source)
-        states = repeat_groups(states, config.group_size)
+        states, obs = batch_reset(keys, env_config, source)
+        states, obs = repeat_groups((states, obs), config.group_size)
 
-        def step(states, step_key):
-            actions = jax.vmap(space.sample)(jax.random.split(step_key, episodes))
-            states, _, reward, _, _ = batch_step(states, actions, env_config)
-            return states, reward
+        def act(states, obs, step_key):
+            return jax.vmap(space.sample)(jax.random.split(step_key, episodes)), None
 
-        return jax.lax.scan(step, states, jax.random.split(act_key, config.rollout_steps))[1]
+        step_keys = jax.random.split(act_key, config.max_episode_steps)
+        return play(states, obs, env_config, act, step_keys)[2].rewards
 
-    _, first = _timed(lambda: play(jax.random.key(0)))
-    times = [_timed(lambda i=i: play(jax.random.key(i + 1)))[1] for i in range(repeats)]
+    _, first = _timed(lambda: random_episodes(jax.random.key(0)))
+    times = [_timed(lambda i=i: random_episodes(jax.random.key(i + 1)))[1] for i in range(repeats)]
     return first, sum(times) / len(times)
 
 
@@ -162,7 +162,7 @@ def run_train_benchmark(
     from jaxarc.agents.run.distributed import make_data_mesh
 
     episodes = config.batch_tasks * config.group_size
-    steps_per_update = episodes * config.rollout_steps
+    steps_per_update = episodes * config.max_episode_steps
     source = load_task_source(config)
     policy = make_policy(jax.random.key(0), config.policy, config.env_config(), source.max_demos)
     optimizer = make_optimizer(config)
@@ -229,7 +229,7 @@ def run_train_benchmark(
             "selection_format": config.selection_format,
             "batch_tasks": config.batch_tasks,
             "group_size": config.group_size,
-            "rollout_steps": config.rollout_steps,
+            "max_episode_steps": config.max_episode_steps,
             "epochs": config.grpo.epochs,
             "minibatches": config.grpo.minibatches,
             "minibatch_episodes": episodes // config.grpo.minibatches,
@@ -269,7 +269,7 @@ def _cpu_count() -> int:
 def format_table(results: dict[str, Any]) -> str:
     """The results as a markdown table."""
     c = results["config"]
-    shape = f"B={c['batch_tasks']} G={c['group_size']} T={c['rollout_steps']}"
+    shape = f"B={c['batch_tasks']} G={c['group_size']} T={c['max_episode_steps']}"
     r = results
     rows = [
         ("config", f"{shape}, {c['selection_format']}, minibatch {c['minibatch_episodes']} eps"),

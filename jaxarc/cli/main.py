@@ -66,13 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_path in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(module_path)
-        except ModuleNotFoundError as err:
-            if err.name != module_path:
-                raise
-            continue  # a sub-command group not written yet
-        module.register(subparsers)
+        importlib.import_module(module_path).register(subparsers)
     return parser
 
 

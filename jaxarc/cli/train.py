@@ -136,12 +136,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--dry-run", action="store_true", help="print the config and exit")
     _add_runtime_flags(train)
     config_group = train.add_argument_group("training config (TrainConfig fields)")
-    try:
-        defaults = _train_config_class()()
-    except ModuleNotFoundError:  # the trainer is not installed in this checkout yet
-        specs: list[FlagSpec] = []
-    else:
-        specs = add_dataclass_flags(config_group, defaults)
+    specs = add_dataclass_flags(config_group, _train_config_class()())
     train.set_defaults(func=lambda args: run_train(args, specs, train))
 
     evaluate = subparsers.add_parser(
@@ -175,7 +170,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--min-side", type=int, default=0, help="--by-family: smallest grid side drawn"
     )
     evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
-    evaluate.add_argument("--max-steps", type=_positive_int, default=None, help="per attempt")
+    evaluate.add_argument(
+        "--max-episode-steps", type=_positive_int, default=None, help="per attempt"
+    )
     evaluate.add_argument(
         "--limit",
         type=_positive_int,
@@ -397,7 +394,7 @@ def run_eval(args: argparse.Namespace) -> int:
             args.source,
             baseline=args.baseline,
             attempts=args.attempts,
-            max_steps=args.max_steps,
+            max_episode_steps=args.max_episode_steps,
             limit=args.limit,
             batch_size=args.batch_size,
             seed=args.seed,

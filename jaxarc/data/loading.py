@@ -348,19 +348,10 @@ def load_bank(
     return bank
 
 
-def _generators_module():
-    """``jaxarc.data.generators`` or ``None`` while that module does not exist."""
-    try:
-        return importlib.import_module("jaxarc.data.generators")
-    except ModuleNotFoundError as err:
-        if err.name == "jaxarc.data.generators":
-            return None
-        raise
-
-
 def generator_source_names() -> list[str]:
-    module = _generators_module()
-    return [] if module is None else list(module.generator_names())
+    from jaxarc.data.generators import generator_names  # (deferred: generators import jax)
+
+    return list(generator_names())
 
 
 def load_source(
@@ -378,10 +369,9 @@ def load_source(
     if canvas_shape is not None:
         canvas_shape = check_canvas_shape(canvas_shape)  # (8.0, 8.0) is refused, not equal
     if isinstance(name_or_path, str) and name.startswith(GENERATOR_PREFIX):
-        module = _generators_module()
-        if module is None:
-            raise ValueError(f"{name!r}: generated task families are not available in this build")
-        source = module.make_generator(name)
+        from jaxarc.data.generators import make_generator
+
+        source = make_generator(name)
         if canvas_shape is not None and tuple(canvas_shape) != tuple(source.canvas_shape):
             raise ValueError(
                 f"{name!r} generates tasks on a {source.canvas_shape} canvas, "

@@ -26,6 +26,12 @@ class AbstractTaskSource(eqx.Module):
     """Interface every task source implements (all methods traceable, one instance)."""
 
     @property
+    def name(self) -> str:
+        """A label for messages, saved states and reports (sources override it with a
+        static ``name`` field; the class name otherwise)."""
+        return type(self).__name__
+
+    @property
     @abc.abstractmethod
     def canvas_shape(self) -> tuple[int, int]:
         """``(H, W)`` of every grid this source produces (static)."""

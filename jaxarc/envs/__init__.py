@@ -9,11 +9,14 @@ first use.
 """
 
 from jaxarc.envs.config import (
+    CONFIG_OPTIONS,
+    REWARD_DEFAULTS,
     EnvironmentConfig,
     JaxArcConfig,
     RewardParams,
     UnifiedActionConfig,
     UnifiedDatasetConfig,
+    config_from_options,
 )
 from jaxarc.envs.errors import JAXErrorHandler
 from jaxarc.envs.functional import (
@@ -24,6 +27,7 @@ from jaxarc.envs.functional import (
     episode_context,
     observe,
 )
+from jaxarc.envs.rollout import Steps, play
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import CONTEXT_FIELDS, ArcObservation, ArcState, EpisodeContext
 from jaxarc.grid import operation_ids
@@ -32,6 +36,7 @@ _GYMNAX_FACE = (
     "ArcEnvParams",
     "ArcEnvironment",
     "build_environment",
+    "config_from_options",
     "episode_context",
     "make",
     "observe",
@@ -55,6 +60,7 @@ __all__ = [
     "ArcObservation",
     "ArcState",
     "BboxAction",
+    "CONFIG_OPTIONS",
     "CONTEXT_FIELDS",
     "EnvironmentConfig",
     "EpisodeContext",
@@ -62,7 +68,9 @@ __all__ = [
     "JaxArcConfig",
     "MaskAction",
     "PointAction",
+    "REWARD_DEFAULTS",
     "RewardParams",
+    "Steps",
     "UnifiedActionConfig",
     "UnifiedDatasetConfig",
     "arc_reset",
@@ -70,10 +78,12 @@ __all__ = [
     "batch_reset",
     "batch_step",
     "build_environment",
+    "config_from_options",
     "episode_context",
     "make",
     "observe",
     "operation_ids",
+    "play",
     "register",
     "registered_names",
 ]

@@ -135,6 +135,13 @@ class UnifiedActionConfig:
             object.__setattr__(self, "allowed_operations", tuple(sorted(set(ops))))
 
     @property
+    def allowed_ids(self) -> tuple[int, ...]:
+        """The allowed operation ids, ascending (all 35 when ``allowed_operations`` is None)."""
+        if self.allowed_operations is None:
+            return tuple(range(NUM_OPERATIONS))
+        return tuple(int(op) for op in self.allowed_operations)
+
+    @property
     def allowed_mask(self) -> tuple[bool, ...]:
         """One bool per operation id (static)."""
         if self.allowed_operations is None:
@@ -156,10 +163,68 @@ class JaxArcConfig:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
+# The one place for the reward defaults: RewardParams, the TrainConfig fields and the
+# ``jaxarc.make`` options all read them from here.
+REWARD_DEFAULTS: dict[str, float] = {
+    "success_bonus": 1.0,
+    "failed_submit_penalty": -0.1,
+    "step_penalty": -0.01,
+    "similarity_weight": 0.0,
+}
+
+
 class RewardParams(eqx.Module):
     """Reward weights (traced float32 scalars: changing them never recompiles)."""
 
-    success_bonus: Float[Array, ""] = eqx.field(converter=jnp.float32, default=1.0)
-    failed_submit_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.1)
-    step_penalty: Float[Array, ""] = eqx.field(converter=jnp.float32, default=-0.01)
-    similarity_weight: Float[Array, ""] = eqx.field(converter=jnp.float32, default=0.0)
+    success_bonus: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["success_bonus"]
+    )
+    failed_submit_penalty: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["failed_submit_penalty"]
+    )
+    step_penalty: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["step_penalty"]
+    )
+    similarity_weight: Float[Array, ""] = eqx.field(
+        converter=jnp.float32, default=REWARD_DEFAULTS["similarity_weight"]
+    )
+
+
+# ----------------------------------------------------------------- flat options -> config
+# Every face spells a setting the same way: these flat option names are what
+# ``jaxarc.make``, the Gymnasium adapters and ``TrainConfig`` use, and
+# :func:`config_from_options` is the one mapping from them to the nested config.
+ENVIRONMENT_OPTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EnvironmentConfig))
+ACTION_OPTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(UnifiedActionConfig))
+REWARD_OPTIONS: tuple[str, ...] = tuple(REWARD_DEFAULTS)
+CONFIG_OPTIONS: tuple[str, ...] = (*ENVIRONMENT_OPTIONS, *ACTION_OPTIONS, *REWARD_OPTIONS)
+
+
+def config_from_options(
+    canvas_shape: tuple[int, int],
+    *,
+    owner: str = "environment",
+    also_accepted: tuple[str, ...] = (),
+    **options: object,
+) -> tuple[JaxArcConfig, RewardParams]:
+    """The nested ``(JaxArcConfig, RewardParams)`` of flat options on a canvas.
+
+    ``options`` are any of :data:`CONFIG_OPTIONS` (e.g. ``max_episode_steps=8``,
+    ``selection_format="bbox"``, ``similarity_weight=1.0``); missing ones take their
+    defaults. An unknown name is a ``TypeError`` that lists the accepted ones (``owner``
+    names the caller in it; ``also_accepted``: the caller's own options, for the message).
+    """
+    unknown = sorted(set(options) - set(CONFIG_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) for {owner}: {unknown}; accepted: "
+            f"{sorted((*CONFIG_OPTIONS, *also_accepted))}"
+        )
+    pick = lambda names: {k: options[k] for k in names if k in options}  # noqa: E731
+    height, width = canvas_shape
+    config = JaxArcConfig(
+        environment=EnvironmentConfig(**pick(ENVIRONMENT_OPTIONS)),  # type: ignore[arg-type]
+        dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
+        action=UnifiedActionConfig(**pick(ACTION_OPTIONS)),  # type: ignore[arg-type]
+    )
+    return config, RewardParams(**pick(REWARD_OPTIONS))  # type: ignore[arg-type]

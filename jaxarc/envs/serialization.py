@@ -44,7 +44,7 @@ def source_fingerprint(source: AbstractTaskSource) -> str:
             digest.update(f"{array.dtype}{array.shape}".encode())
             digest.update(np.ascontiguousarray(array).tobytes())
     else:
-        digest.update(f"{type(source).__qualname__}:{getattr(source, 'name', '')}".encode())
+        digest.update(f"{type(source).__qualname__}:{source.name}".encode())
     if len(_FINGERPRINTS) > 64:
         _FINGERPRINTS.clear()
     fingerprint = digest.hexdigest()
@@ -71,7 +71,7 @@ def _header(state: ArcState, config: JaxArcConfig) -> dict:
         "selection_format": config.action.selection_format,
         "max_episode_steps": config.environment.max_episode_steps,
         "episode_mode": config.environment.episode_mode,
-        "source_name": getattr(source, "name", type(source).__name__),
+        "source_name": source.name,
         "num_tasks": source.num_tasks if isinstance(source, TaskBank) else None,
         "source_fingerprint": source_fingerprint(source),
     }
@@ -116,7 +116,7 @@ def load_state(
                 )
         saved_fingerprint = header.get("source_fingerprint")
         if saved_fingerprint is not None and saved_fingerprint != source_fingerprint(source):
-            given = getattr(source, "name", type(source).__name__)
+            given = source.name
             raise ValueError(
                 f"{path} belongs to the source {header.get('source_name')!r}, but the given "
                 f"source {given!r} holds other tasks (fingerprint "

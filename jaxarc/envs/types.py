@@ -33,7 +33,7 @@ class SourceRef:
         return isinstance(other, SourceRef) and other.source is self.source
 
     def __repr__(self) -> str:
-        return f"SourceRef({type(self.source).__name__} {getattr(self.source, 'name', '')})"
+        return f"SourceRef({type(self.source).__name__} {self.source.name})"
 
 
 class ArcState(eqx.Module):

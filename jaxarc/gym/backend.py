@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,15 +35,22 @@ def check_render_mode(render_mode: str | None, modes: tuple[str, ...] = RENDER_M
 
 
 def episode_length_option(episode_steps: int | None, options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` with ``episode_steps`` as the environment's ``max_episode_steps``.
+    """``options`` with the deprecated ``episode_steps`` read as ``max_episode_steps``.
 
-    ``gymnasium.make`` keeps ``max_episode_steps`` for its own ``TimeLimit`` wrapper, so the
-    adapters take the environment's own episode length as ``episode_steps``.
+    The episode length is ``max_episode_steps`` on every face. Through ``gymnasium.make``
+    that keyword is Gymnasium's own (its ``TimeLimit`` wrapper truncates at N steps, which
+    is what a Gymnasium user means by it); ``gymnasium.make_vec`` and the adapters'
+    constructors pass it to the environment.
     """
     if episode_steps is None:
         return options
+    warnings.warn(
+        "episode_steps is deprecated: the episode length is max_episode_steps on every face",
+        DeprecationWarning,
+        stacklevel=3,
+    )
     if "max_episode_steps" in options:
-        raise TypeError("give episode_steps or max_episode_steps, not both")
+        raise TypeError("give max_episode_steps only (episode_steps is its deprecated name)")
     return {**options, "max_episode_steps": episode_steps}
 
 

@@ -40,17 +40,18 @@ class ArcGymnasiumEnv(gymnasium.Env):
         jax_env: an existing gymnax ``ArcEnvironment`` to wrap instead of making one.
         jax_params: its ``ArcEnvParams`` (with ``jax_env``).
         cell_size: pixels per cell of ``rgb_array`` frames.
-        episode_steps: the environment's own episode length (``max_episode_steps`` of
-            :func:`jaxarc.make`). Use this name through ``gymnasium.make``, which keeps
-            ``max_episode_steps=`` for itself (it adds Gymnasium's ``TimeLimit`` wrapper).
+        episode_steps: deprecated name of the ``max_episode_steps`` option.
         flat: flat spaces for SB3/SBX/CleanRL: ``Discrete`` actions over the allowed
             operations and a ``float32`` ``Box`` observation of ``("grid", "input_grid")``
             (see :mod:`jaxarc.gym.flat`).
         action_format: ``"dict"`` (structured, the default), ``"discrete"`` or
             ``"multi_discrete"`` (``MultiDiscrete([K, H, W])``); overrides ``flat``'s.
         fields: observation fields of the flat ``Box`` observation; overrides ``flat``'s.
-        **options: :func:`jaxarc.make` options (``selection_format``, ``allowed_operations``
-            as ids or names...).
+        **options: :func:`jaxarc.make` options (``max_episode_steps``, ``selection_format``,
+            ``allowed_operations`` as ids or names...). Through ``gymnasium.make``,
+            ``max_episode_steps=N`` is Gymnasium's own keyword: its ``TimeLimit`` wrapper ends
+            episodes after N steps (``truncated=True``), the environment's own limit staying
+            at its default.
 
     ``reset(seed=..., options={"task_id": ..., "pair": ...})`` plays a chosen task and pair
     (``task_index`` instead of ``task_id`` works too); without options both are sampled.

@@ -65,7 +65,7 @@ class FlatCodec:
             )
         if fields is not None and not fields:
             raise ValueError("fields must name at least one observation field")
-        operations = tuple(op for op, ok in enumerate(config.action.allowed_mask) if ok)
+        operations = config.action.allowed_ids
         fields = None if fields is None else tuple(fields)
         return cls(action_format, fields, operations, tuple(config.dataset.canvas_shape))
 

@@ -10,7 +10,7 @@ SB3's and SBX's ``MlpPolicy`` take it as it is::
     from stable_baselines3.common.vec_env import VecMonitor
     from jaxarc.gym.sb3 import ArcSB3VecEnv
 
-    venv = VecMonitor(ArcSB3VecEnv("gen/easy", num_envs=64, episode_steps=8))
+    venv = VecMonitor(ArcSB3VecEnv("gen/easy", num_envs=64, max_episode_steps=8))
     PPO("MlpPolicy", venv).learn(100_000)
 
 Install with ``pip install 'jaxarc[sb3]'`` (SB3 pulls PyTorch).
@@ -33,7 +33,7 @@ class ArcSB3VecEnv(VecEnv):
     """``num_envs`` ARC environments as one SB3 ``VecEnv``, stepped by one jitted call.
 
     Args:
-        env_name, num_envs, episode_steps, jax_env, jax_params, **options: as for
+        env_name, num_envs, jax_env, jax_params, **options: as for
             :class:`~jaxarc.gym.vector.ArcGymnasiumVectorEnv`.
         flat, action_format, fields: the flat spaces (default ``flat=True``: ``Discrete``
             actions over the allowed operations, a ``Box`` of ``("grid", "input_grid")``).

@@ -61,6 +61,9 @@ class ArcEnvParams(eqx.Module):
     """
 
     reward: RewardParams = eqx.field(default_factory=RewardParams)
+    # gymnax's name for the episode length, read by gymnax-based tools (rejax's evaluation).
+    # It mirrors the environment's ``max_episode_steps`` (set with ``jaxarc.make(...,
+    # max_episode_steps=N)``); params that disagree with the environment are refused.
     max_steps_in_episode: int = eqx.field(static=True, default=100)
     task_pool: Task | None = None
 
@@ -135,7 +138,18 @@ class ArcEnvironment(environment.Environment):
         """The number of operations (each action pairs one with a selection)."""
         return int(sum(self.config.action.allowed_mask))
 
+    def _check_params(self, params: ArcEnvParams) -> None:
+        """Static check: ``params.max_steps_in_episode`` mirrors ``max_episode_steps``."""
+        steps = self.config.environment.max_episode_steps
+        if params.max_steps_in_episode != steps:
+            raise ValueError(
+                f"params.max_steps_in_episode={params.max_steps_in_episode} but this "
+                f"environment's episodes are max_episode_steps={steps} long; the episode "
+                f"length is part of the environment: jaxarc.make(name, max_episode_steps=...)"
+            )
+
     def _reset_state(self, key: PRNGKeyArray, params: ArcEnvParams):
+        self._check_params(params)
         minus_one = jnp.int32(-1)
         return reset_state(
             key,
@@ -155,6 +169,7 @@ class ArcEnvironment(environment.Environment):
     def step_env(
         self, key: PRNGKeyArray, state: ArcState, action: AbstractAction, params: ArcEnvParams
     ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], StepInfo]:
+        self._check_params(params)
         state = eqx.tree_at(lambda s: s.reward_params, state, params.reward)
         action = structured_action(action, self.config.action.selection_format)
         state, obs, reward, _, info = step_one(state, action, self.config, self.task_source)

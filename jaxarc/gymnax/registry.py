@@ -25,13 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from jaxarc.data.source import AbstractTaskSource
-from jaxarc.envs.config import (
-    EnvironmentConfig,
-    JaxArcConfig,
-    RewardParams,
-    UnifiedActionConfig,
-    UnifiedDatasetConfig,
-)
+from jaxarc.envs.config import config_from_options
 
 if TYPE_CHECKING:  # importing gymnax is slow: the class is imported when an env is built
     from jaxarc.gymnax.environment import ArcEnvironment, ArcEnvParams
@@ -53,14 +47,6 @@ _DIRECTORY_SETS = {  # name: (canvas, episode mode, fetchable dataset)
     "ConceptARC": ((30, 30), "train", "conceptarc"),
     "ConceptARC-eval": ((30, 30), "eval", "conceptarc"),
 }
-_ENV_OPTIONS = (
-    "max_episode_steps",
-    "episode_mode",
-    "start_from_empty",
-    "validate",
-    "episode_context",
-)
-_REWARD_OPTIONS = ("success_bonus", "failed_submit_penalty", "step_penalty", "similarity_weight")
 
 
 def register(name: str, factory: EnvFactory, *, overwrite: bool = False) -> None:
@@ -107,23 +93,8 @@ def build_environment(
 
     options = dict(options)
     task_pool = options.pop("task_pool", None)
-    env_options = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
-    reward = RewardParams(**{k: options.pop(k) for k in _REWARD_OPTIONS if k in options})
-    action = UnifiedActionConfig(
-        selection_format=options.pop("selection_format", "point"),
-        allowed_operations=options.pop("allowed_operations", None),
-    )
-    if options:
-        accepted = ("selection_format", "allowed_operations", "task_pool")
-        raise TypeError(
-            f"unknown option(s) for {name!r}: {sorted(options)}; accepted: "
-            f"{sorted((*accepted, *_ENV_OPTIONS, *_REWARD_OPTIONS))}"
-        )
-    height, width = source.canvas_shape
-    config = JaxArcConfig(
-        environment=EnvironmentConfig(**env_options),
-        dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
-        action=action,
+    config, reward = config_from_options(
+        source.canvas_shape, owner=repr(name), also_accepted=("task_pool",), **options
     )
     env = ArcEnvironment(config, source, name=name, reward=reward, task_pool_size=task_pool)
     return env, env.default_params
@@ -167,10 +138,8 @@ def _generator_factory(name: str) -> EnvFactory:
 
 
 def _register_generators() -> None:
-    try:
-        from jaxarc.data.generators import generator_names
-    except ImportError:
-        return
+    from jaxarc.data.generators import generator_names
+
     for gen_name in generator_names():
         if gen_name not in _REGISTRY:
             register(gen_name, _generator_factory(gen_name))

@@ -62,9 +62,7 @@ class StructuredActionSpace(spaces.Dict):
     def __init__(self, config: JaxArcConfig):
         self.selection_format = config.action.selection_format
         self.canvas_shape = config.dataset.canvas_shape
-        self.allowed_operations = tuple(
-            op for op, ok in enumerate(config.action.allowed_mask) if ok
-        )
+        self.allowed_operations = config.action.allowed_ids
         height, width = self.canvas_shape
         parts: dict[str, spaces.Space] = {"operation": spaces.Discrete(NUM_OPERATIONS)}
         if self.selection_format == "mask":

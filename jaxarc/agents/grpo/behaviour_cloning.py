@@ -10,7 +10,7 @@ when every changed region is a same-colour region, so it can also label states t
 reached itself.
 
 :func:`make_bc_update` compiles one BC update: ``batch_tasks * group_size`` fresh episodes
-played by the expert for ``rollout_steps`` steps, then one gradient step on
+played by the expert for ``max_episode_steps`` steps, then one gradient step on
 
     -mean log pi(expert action | obs)  +  aux_coef * per-cell cross-entropy of the policy's
     cell prediction against the episode's target grid
@@ -37,7 +37,8 @@ from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import episode_pair
-from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.functional import batch_reset
+from jaxarc.envs.rollout import play
 from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.types import ArcObservation, ArcState
 from jaxarc.grid import operation_ids as ops
@@ -97,18 +98,12 @@ def expert_rollout(
     states, obs = batch_reset(jax.random.split(key, episodes), env_config, source)
     targets = jax.vmap(lambda s: episode_target(s, source, mode))(states)
 
-    def one_step(carry, _):
-        states, obs = carry
-        actions = jax.vmap(lambda g, t: paint_expert_action(g, t, fmt))(states.grid, targets)
-        valid = ~(states.terminated | states.truncated)
-        states, next_obs, *_ = batch_step(states, actions, env_config)
-        return (states, next_obs), (obs, actions, valid)
+    def act(states, obs, _):
+        return jax.vmap(lambda g, t: paint_expert_action(g, t, fmt))(states.grid, targets), None
 
-    (states, _), (obs_t, actions_t, valid_t) = jax.lax.scan(
-        one_step, (states, obs), None, length=steps, unroll=True
-    )
-    swap = lambda tree: jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), tree)  # noqa: E731
-    return ExpertBatch(swap(obs_t), swap(actions_t), swap(valid_t), targets, states.success)
+    states, _, record = play(states, obs, env_config, act, length=steps, unroll=True)
+    record = record.batch_major()
+    return ExpertBatch(record.obs, record.actions, record.valid, targets, states.success)
 
 
 def bc_loss(
@@ -168,7 +163,7 @@ def make_bc_update(
 
     def update(state: TrainState) -> tuple[TrainState, Metrics]:
         key, rollout_key = jax.random.split(state.key)
-        batch = expert_rollout(rollout_key, env_config, source, episodes, config.rollout_steps)
+        batch = expert_rollout(rollout_key, env_config, source, episodes, config.max_episode_steps)
         policy, opt_state, metrics = bc_step(
             state.policy, state.opt_state, batch, optimizer, config.bc_aux_coef
         )

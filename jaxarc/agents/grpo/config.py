@@ -2,7 +2,7 @@
 
 ``TrainConfig`` holds the whole run: the environment (task source, action format, allowed
 operations, reward weights), the batch shape (``batch_tasks`` B tasks x ``group_size`` G
-rollouts x ``rollout_steps`` T steps), the optimiser, the GRPO objective
+rollouts x ``max_episode_steps`` T steps), the optimiser, the GRPO objective
 (:class:`GRPOConfig`) and the network (:class:`~jaxarc.agents.model.policy.PolicyConfig`).
 ``TrainConfig.preset("quick" | "medium" | "default")`` gives the tuned presets.
 """
@@ -15,11 +15,11 @@ from typing import Literal
 
 from jaxarc.agents.model.policy import PolicyConfig
 from jaxarc.envs.config import (
-    EnvironmentConfig,
+    REWARD_DEFAULTS,
     JaxArcConfig,
     RewardParams,
     UnifiedActionConfig,
-    UnifiedDatasetConfig,
+    config_from_options,
 )
 from jaxarc.grid import operation_ids as ops
 
@@ -132,14 +132,15 @@ class TrainConfig:
     canvas: int = 8  # square canvas side (generators use 8)
     allowed_operations: tuple[int, ...] | None = EDITING_OPERATIONS
     episode_mode: Literal["train", "eval"] = "train"
-    success_bonus: float = 1.0
-    failed_submit_penalty: float = -0.1
-    step_penalty: float = -0.01
-    similarity_weight: float = 0.5
-    # batch shape
+    # reward weights: the environment's defaults (jaxarc.envs.config.REWARD_DEFAULTS)
+    success_bonus: float = REWARD_DEFAULTS["success_bonus"]
+    failed_submit_penalty: float = REWARD_DEFAULTS["failed_submit_penalty"]
+    step_penalty: float = REWARD_DEFAULTS["step_penalty"]
+    similarity_weight: float = REWARD_DEFAULTS["similarity_weight"]
+    # batch shape: B tasks x G rollouts x T steps (T is the environment's episode length)
     batch_tasks: int = 32
     group_size: int = 8
-    rollout_steps: int = 5
+    max_episode_steps: int = 5
     # optimisation
     num_updates: int = 500
     lr: float = 1e-3
@@ -160,7 +161,7 @@ class TrainConfig:
             "TrainConfig",
             batch_tasks=self.batch_tasks,
             group_size=self.group_size,
-            rollout_steps=self.rollout_steps,
+            max_episode_steps=self.max_episode_steps,
             num_updates=self.num_updates,
             lr=self.lr,
             max_grad_norm=self.max_grad_norm,
@@ -190,38 +191,38 @@ class TrainConfig:
                 f"= {episodes}"
             )
         _integers(self)
-        if self.allowed_operations is not None:
-            bad = [o for o in self.allowed_operations if isinstance(o, bool) or o != int(o)]
-            if bad:
-                raise ValueError(f"TrainConfig.allowed_operations must be integer ids, got {bad}")
-            object.__setattr__(
-                self, "allowed_operations", tuple(int(o) for o in self.allowed_operations)
-            )
+        if self.allowed_operations is not None:  # ids or names -> sorted ids, as the env does
+            try:
+                ids = UnifiedActionConfig(allowed_operations=self.allowed_operations)
+            except ValueError as err:
+                raise ValueError(f"TrainConfig.{err}") from None
+            object.__setattr__(self, "allowed_operations", ids.allowed_operations)
         try:  # canvas, selection format, operations: what the environment will accept
             self.env_config()
         except ValueError as err:
             raise ValueError(f"TrainConfig environment (canvas={self.canvas!r}): {err}") from None
 
+    def env_options(self) -> dict[str, object]:
+        """This run's environment as flat ``jaxarc.make`` options (the same names)."""
+        names = (
+            "max_episode_steps",
+            "episode_mode",
+            "selection_format",
+            "allowed_operations",
+            *REWARD_DEFAULTS,
+        )
+        return {name: getattr(self, name) for name in names}
+
     def env_config(self, episode_mode: str | None = None) -> JaxArcConfig:
         """The environment configuration of this run (``episode_mode`` overrides)."""
-        return JaxArcConfig(
-            environment=EnvironmentConfig(
-                max_episode_steps=self.rollout_steps,
-                episode_mode=episode_mode or self.episode_mode,
-            ),
-            dataset=UnifiedDatasetConfig(self.canvas, self.canvas),
-            action=UnifiedActionConfig(
-                selection_format=self.selection_format, allowed_operations=self.allowed_operations
-            ),
-        )
+        options = self.env_options()
+        if episode_mode is not None:
+            options["episode_mode"] = episode_mode
+        return config_from_options((self.canvas, self.canvas), owner="TrainConfig", **options)[0]
 
     def reward_params(self) -> RewardParams:
-        return RewardParams(
-            success_bonus=self.success_bonus,
-            failed_submit_penalty=self.failed_submit_penalty,
-            step_penalty=self.step_penalty,
-            similarity_weight=self.similarity_weight,
-        )
+        """The reward weights of this run."""
+        return config_from_options((self.canvas, self.canvas), **self.env_options())[1]
 
     def replace(self, **changes: object) -> TrainConfig:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
@@ -254,7 +255,7 @@ PRESETS: dict[str, TrainConfig] = {
         selection_format="point",
         batch_tasks=16,
         group_size=8,
-        rollout_steps=4,
+        max_episode_steps=4,
         allowed_operations=FLOOD_AND_SUBMIT,
         failed_submit_penalty=0.0,  # a penalty teaches "never submit" (truncation is free)
         similarity_weight=1.0,
@@ -281,7 +282,7 @@ PRESETS: dict[str, TrainConfig] = {
         allowed_operations=None,
         batch_tasks=16,
         group_size=8,
-        rollout_steps=4,  # every family's oracle needs 2-3 actions (SUBMIT included)
+        max_episode_steps=4,  # every family's oracle needs 2-3 actions (SUBMIT included)
         failed_submit_penalty=0.0,
         similarity_weight=1.0,
         num_updates=2000,
@@ -291,6 +292,7 @@ PRESETS: dict[str, TrainConfig] = {
         policy=LEARNED_POLICY,
     ),
     "default": TrainConfig(
+        similarity_weight=0.5,  # dense shaping (the environment's own default is 0.0)
         batch_tasks=64,
         group_size=8,
         num_updates=3000,

@@ -15,7 +15,8 @@ from jaxtyping import Array, Bool, Float32, PRNGKeyArray
 from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
-from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.functional import batch_reset
+from jaxarc.envs.rollout import play
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation, ArcState
 
@@ -44,10 +45,6 @@ def repeat_groups(tree, group_size: int):
     return jax.tree.map(lambda x: jnp.repeat(x, group_size, axis=0), tree)
 
 
-def _time_major_to_batch_major(tree):
-    return jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), tree)
-
-
 def group_rollout(
     policy: AbstractPolicy,
     key: PRNGKeyArray,
@@ -72,28 +69,27 @@ def group_rollout(
     states, obs, tasks = constrain(repeat_groups((states, obs, tasks), group_size))
     episodes = batch_tasks * group_size
 
-    def one_step(carry, step_key):
-        states, obs = carry
+    def act(states, obs, step_key):
         dists = jax.vmap(policy.act)(obs, tasks)
         actions = jax.vmap(lambda d, k: d.sample(k))(dists, jax.random.split(step_key, episodes))
-        log_probs = jax.vmap(lambda d, a: d.log_prob(a))(dists, actions)
-        valid = ~(states.terminated | states.truncated)
-        states, next_obs, rewards, _, _ = batch_step(states, actions, env_config)
-        states, next_obs = constrain((states, next_obs))
-        return (states, next_obs), (obs, actions, log_probs, rewards, valid)
+        return actions, jax.vmap(lambda d, a: d.log_prob(a))(dists, actions)
 
-    (states, _), (obs_t, actions_t, logp_t, rewards_t, valid_t) = jax.lax.scan(
-        one_step, (states, obs), jax.random.split(act_key, steps), unroll=True
-    )  # unrolled: XLA:CPU runs convolutions inside while loops several times slower
-    obs_n, actions_n, logp_n, rewards_n, valid_n = _time_major_to_batch_major(
-        (obs_t, actions_t, logp_t, rewards_t, valid_t)
+    states, _, record = play(
+        states,
+        obs,
+        env_config,
+        act,
+        jax.random.split(act_key, steps),
+        constrain=constrain,
+        unroll=True,  # XLA:CPU runs convolutions inside while loops several times slower
     )
+    record = record.batch_major()
     return Trajectories(
-        obs=obs_n,
-        actions=actions_n,
-        log_probs=logp_n,
-        rewards=rewards_n,
-        valid=valid_n,
+        obs=record.obs,
+        actions=record.actions,
+        log_probs=record.extra,
+        rewards=record.rewards,
+        valid=record.valid,
         success=states.success,
     )
 
@@ -113,18 +109,14 @@ def final_states(
     states, obs = batch_reset(jax.random.split(reset_key, num_tasks), env_config, source)
     tasks = jax.vmap(policy.encode_task)(obs)
 
-    def one_step(carry, step_key):
-        states, obs = carry
+    def act(states, obs, step_key):
         dists = jax.vmap(policy.act)(obs, tasks)
         if greedy:
-            actions = jax.vmap(lambda d: d.mode())(dists)
-        else:
-            keys = jax.random.split(step_key, num_tasks)
-            actions = jax.vmap(lambda d, k: d.sample(k))(dists, keys)
-        states, obs, *_ = batch_step(states, actions, env_config)
-        return (states, obs), None
+            return jax.vmap(lambda d: d.mode())(dists), None
+        keys = jax.random.split(step_key, num_tasks)
+        return jax.vmap(lambda d, k: d.sample(k))(dists, keys), None
 
-    (states, _), _ = jax.lax.scan(one_step, (states, obs), jax.random.split(act_key, steps))
+    states, _, _ = play(states, obs, env_config, act, jax.random.split(act_key, steps))
     return states
 
 

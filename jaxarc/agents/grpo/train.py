@@ -144,7 +144,7 @@ def make_train(
             success_rate=jnp.mean(trajectories.success.astype(jnp.float32)),
             equal_group_fraction=equal_fraction,
             episode_length=jnp.mean(trajectories.lengths),
-            env_steps=jnp.float32(episodes * config.rollout_steps),
+            env_steps=jnp.float32(episodes * config.max_episode_steps),
             update_index=update_index.astype(jnp.float32),
         )
         new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
@@ -199,16 +199,16 @@ def collect_batch(
         config.reward_params(),
         config.batch_tasks,
         config.group_size,
-        config.rollout_steps,
+        config.max_episode_steps,
         constrain=constrain,
     )
     groups = (config.batch_tasks, config.group_size)
     if config.grpo.advantage == "process":
-        steps = groups + (config.rollout_steps,)
+        steps = groups + (config.max_episode_steps,)
         advantages, equal_fraction = compute_process_advantages(
             trajectories.rewards.reshape(steps), trajectories.valid.reshape(steps)
         )
-        advantages = advantages.reshape(-1, config.rollout_steps)
+        advantages = advantages.reshape(-1, config.max_episode_steps)
     else:
         returns = trajectories.returns.reshape(groups)
         advantages, equal_fraction = compute_advantages(returns, config.grpo.advantage)
@@ -238,7 +238,7 @@ def make_evaluator(
     grid to the target, episode length) instead.
 
     Episodes are played in eval mode (the test pair; all demonstration pairs shown) with
-    ``rollout_steps`` steps, acting greedily (``greedy``) or by sampling.
+    ``max_episode_steps`` steps, acting greedily (``greedy``) or by sampling.
     """
     env_config = config.env_config(episode_mode="eval")
     source = load_task_source(config)
@@ -247,7 +247,7 @@ def make_evaluator(
     @eqx.filter_jit
     def evaluate(policy, key):
         result = evaluate_success(
-            policy, key, env_config, source, count, config.rollout_steps, greedy=greedy
+            policy, key, env_config, source, count, config.max_episode_steps, greedy=greedy
         )
         return result if details else result["success"]
 

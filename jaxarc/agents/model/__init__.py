@@ -8,6 +8,7 @@ from jaxarc.agents.model.distributions import (
     PointDistribution,
 )
 from jaxarc.agents.model.policy import (
+    AbstractCanvasPolicy,
     AbstractPolicy,
     ConvPolicy,
     PolicyConfig,
@@ -17,6 +18,7 @@ from jaxarc.agents.model.policy import (
 from jaxarc.agents.model.predictor_rule import PredictorRulePolicy, predictor_rule_policy
 
 __all__ = [
+    "AbstractCanvasPolicy",
     "AbstractPolicy",
     "ActionDistribution",
     "BboxDistribution",

@@ -26,6 +26,7 @@ act on it. ``PolicyConfig(in_context_prediction=False)`` removes it (an ablation
 from __future__ import annotations
 
 import abc
+import copy
 import dataclasses
 
 import equinox as eqx
@@ -127,6 +128,12 @@ class AbstractPolicy(eqx.Module):
     ``act(obs, encoding)``; ``policy(obs)`` does both.
     """
 
+    def with_canvas(self, canvas: tuple[int, int]) -> AbstractPolicy:
+        """This policy set to read a ``canvas``-sized grid. The default is the policy itself
+        (it reads the canvas from the observation); :class:`AbstractCanvasPolicy` records it."""
+        del canvas
+        return self
+
     def __call__(self, obs: ArcObservation) -> ActionDistribution:
         return self.act(obs, self.encode_task(obs))
 
@@ -149,7 +156,23 @@ class AbstractPolicy(eqx.Module):
         return jnp.float32(0.0)
 
 
-class ConvPolicy(AbstractPolicy):
+class AbstractCanvasPolicy(AbstractPolicy):
+    """A policy that records the ``(H, W)`` canvas it reads in a static ``canvas`` field
+    while none of its weights depends on it (convolutions, attention, pooling), so
+    :meth:`with_canvas` gives the same weights reading another canvas. Subclasses declare
+    ``canvas: tuple[int, int] = eqx.field(static=True)`` (a field of their own, so their
+    positional arguments keep their order)."""
+
+    def with_canvas(self, canvas: tuple[int, int]) -> AbstractCanvasPolicy:
+        canvas = (int(canvas[0]), int(canvas[1]))
+        if tuple(self.canvas) == canvas:
+            return self
+        adapted = copy.copy(self)
+        object.__setattr__(adapted, "canvas", canvas)  # static metadata of a frozen module
+        return adapted
+
+
+class ConvPolicy(AbstractCanvasPolicy):
     """The convolutional in-context policy described in the module docstring."""
 
     pair_conv1: ConvHWC
@@ -450,7 +473,7 @@ def make_policy(
     return ConvPolicy(key, policy_config, env_config)
 
 
-class UniformPolicy(AbstractPolicy):
+class UniformPolicy(AbstractCanvasPolicy):
     """The uniformly random policy: every allowed operation and every selection equally likely
     (the baseline a trained policy is compared with)."""
 

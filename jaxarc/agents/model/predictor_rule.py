@@ -22,7 +22,7 @@ from jaxtyping import Array, Float32
 from jaxarc.agents.model.distributions import MASKED_LOGIT, BboxDistribution, PointDistribution
 from jaxarc.agents.model.features import NUM_COLOURS, NUM_ROLES
 from jaxarc.agents.model.incontext import CellPredictionConfig, predict_cells
-from jaxarc.agents.model.policy import AbstractPolicy, TaskEncoding
+from jaxarc.agents.model.policy import AbstractCanvasPolicy, TaskEncoding
 from jaxarc.envs.types import ArcObservation
 from jaxarc.grid import operation_ids as ops
 
@@ -40,7 +40,7 @@ def wrong_cells(
     return wrong, predicted, confidence
 
 
-class PredictorRulePolicy(AbstractPolicy):
+class PredictorRulePolicy(AbstractCanvasPolicy):
     """Flood the most confident wrong cell with its predicted colour; submit when none is
     wrong (see the module docstring)."""
 

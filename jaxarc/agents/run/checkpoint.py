@@ -144,8 +144,21 @@ def _convert(value: Any, hint: Any, where: str) -> Any:
     return value
 
 
+# Fields renamed since checkpoints were first written: old name -> new name. Configs saved
+# under an old name still load (with a DeprecationWarning).
+RENAMED_FIELDS: dict[str, str] = {"rollout_steps": "max_episode_steps"}
+
+
 def config_from_dict(cls: type[ConfigT], data: dict[str, Any], *, where: str = "config") -> ConfigT:
     """Rebuild a (nested) frozen dataclass from :func:`config_to_dict`'s output."""
+    renamed = {old: new for old, new in RENAMED_FIELDS.items() if old in data}
+    if renamed:
+        warnings.warn(
+            f"{where}: field(s) saved under old names, read as their new names: {renamed}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        data = {renamed.get(k, k): v for k, v in data.items()}
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls) if f.init}
     unknown = sorted(set(data) - names)

@@ -8,7 +8,6 @@ are solved (the ARC rule). Episodes run in fixed-size batches inside one compile
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import math
@@ -21,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray
 
+from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.agents.run.checkpoint import (
     META_FILE,
     CheckpointError,
@@ -30,7 +30,8 @@ from jaxarc.agents.run.checkpoint import (
 )
 from jaxarc.data.bank import TaskBank
 from jaxarc.envs import EnvironmentConfig, JaxArcConfig, UnifiedDatasetConfig
-from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.functional import batch_reset
+from jaxarc.envs.rollout import play
 from jaxarc.envs.types import ArcObservation
 
 
@@ -74,26 +75,17 @@ def _play_batch(
     per_step_keys = jax.vmap(lambda k: jax.random.split(k, steps), out_axes=1)(step_keys)
     tasks = jax.vmap(policy.encode_task)(obs)  # the demonstration pairs, once per episode
 
-    def step(carry: tuple[Any, ArcObservation], step_key: PRNGKeyArray) -> tuple[Any, None]:
-        states, obs = carry
-        actions = jax.vmap(lambda o, t, k: policy.act(o, t).sample(k))(obs, tasks, step_key)
-        states, obs, _, _, _ = batch_step(states, actions, env_config)
-        return (states, obs), None
+    def act(states: Any, obs: ArcObservation, step_key: PRNGKeyArray) -> tuple[Any, None]:
+        return jax.vmap(lambda o, t, k: policy.act(o, t).sample(k))(obs, tasks, step_key), None
 
-    (states, _), _ = jax.lax.scan(step, (states, obs), per_step_keys)
+    states, _, _ = play(states, obs, env_config, act, per_step_keys)
     return states.success
 
 
-def adapt_policy_to_canvas(policy: Any, canvas: tuple[int, int]) -> Any:
-    """``policy`` set to read a ``canvas``-sized grid if it records its canvas in a static
-    ``canvas`` field and is otherwise canvas-agnostic (convolutions and pooling only, like
-    :class:`~jaxarc.agents.model.policy.ConvPolicy`); other policies are returned unchanged and
-    :func:`check_policy_reads` then tells whether they can read the new canvas."""
-    if tuple(getattr(policy, "canvas", canvas)) == tuple(canvas):
-        return policy
-    adapted = copy.copy(policy)
-    object.__setattr__(adapted, "canvas", tuple(canvas))  # static metadata, no weights
-    return adapted
+def adapt_policy_to_canvas(policy: AbstractPolicy, canvas: tuple[int, int]) -> AbstractPolicy:
+    """``policy`` set to read a ``canvas``-sized grid (:meth:`AbstractPolicy.with_canvas`);
+    :func:`check_policy_reads` then tells whether it can read the new canvas."""
+    return policy.with_canvas(canvas)
 
 
 def check_policy_reads(policy: Any, env_config: JaxArcConfig, bank: TaskBank) -> None:
@@ -120,13 +112,13 @@ def evaluate_policy(
     bank: TaskBank,
     *,
     attempts: int,
-    max_steps: int,
+    max_episode_steps: int,
     batch_size: int,
     key: PRNGKeyArray,
 ) -> dict[str, Any]:
     """pass@``attempts`` of ``policy`` on ``bank``'s scored test pairs; returns the report."""
     env_config = JaxArcConfig(
-        environment=EnvironmentConfig(max_episode_steps=max_steps, episode_mode="eval"),
+        environment=EnvironmentConfig(max_episode_steps=max_episode_steps, episode_mode="eval"),
         dataset=UnifiedDatasetConfig(*bank.canvas_shape),
         action=action_config,
     )
@@ -180,7 +172,7 @@ def evaluate_policy(
     return {
         "source": bank.name,
         "attempts": attempts,
-        "max_steps": max_steps,
+        "max_episode_steps": max_episode_steps,
         "num_tasks": len(results),
         "solved_tasks": solved_tasks,
         "solve_rate": solved_tasks / len(results),
@@ -222,7 +214,7 @@ def baseline_policy(name: str, canvas: int) -> tuple[Any, Any]:
         selection_format="point",
         allowed_operations=FLOOD_AND_SUBMIT,
         canvas=canvas,
-        rollout_steps=BASELINE_MAX_STEPS,
+        max_episode_steps=BASELINE_MAX_STEPS,
     )
     return config, predictor_rule_policy("point", (canvas, canvas))
 
@@ -233,7 +225,7 @@ def evaluate_checkpoint(
     *,
     baseline: str | None = None,
     attempts: int = 2,
-    max_steps: int | None = None,
+    max_episode_steps: int | None = None,
     limit: int | None = None,
     batch_size: int = 32,
     seed: int = 0,
@@ -266,8 +258,8 @@ def evaluate_checkpoint(
         side = (canvas or 8) if generated else 30  # (a bank's canvas is adopted below)
         config, policy = baseline_policy(baseline, side)
         path = None
-    if max_steps is not None:
-        config = config.replace(rollout_steps=max_steps)
+    if max_episode_steps is not None:
+        config = config.replace(max_episode_steps=max_episode_steps)
     if generated and by_family:
         from jaxarc.agents.run.family_eval import evaluate_on_generator
 
@@ -297,7 +289,7 @@ def evaluate_checkpoint(
             config.env_config().action,
             bank,
             attempts=attempts,
-            max_steps=int(config.rollout_steps),
+            max_episode_steps=int(config.max_episode_steps),
             batch_size=batch_size,
             key=jax.random.key(seed),
         )

@@ -52,7 +52,7 @@ def make_family_evaluator(
 ) -> Callable[[Any, PRNGKeyArray], dict[str, Array]]:
     """A compiled ``(policy, key) -> {"success", "similarity", "family_success" [F],
     "family_count" [F]}`` for the generator ``config.source`` (a ``gen/...`` name), played
-    with ``config``'s action format, allowed operations and ``rollout_steps``.
+    with ``config``'s action format, allowed operations and ``max_episode_steps``.
 
     ``canvas`` (default ``config.canvas``) and ``min_side`` change the grid sizes; the
     policy is adapted to the canvas (see
@@ -69,7 +69,7 @@ def make_family_evaluator(
     @eqx.filter_jit
     def evaluate(policy, key):
         states = final_states(
-            policy, key, env_config, source, count, config.rollout_steps, greedy=greedy
+            policy, key, env_config, source, count, config.max_episode_steps, greedy=greedy
         )
         rates, counts = success_by_family(states.success, states.task_index, families)
         return {
@@ -104,7 +104,7 @@ def evaluate_on_generator(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Greedy success of ``policy`` on ``num_tasks`` fresh tasks of the generator ``source``
-    (played with ``config``'s actions and ``rollout_steps``), overall and per family: the
+    (played with ``config``'s actions and ``max_episode_steps``), overall and per family: the
     report ``jaxarc eval --source gen/...`` writes."""
     from jaxarc.data.generators import generator_families
 
@@ -120,7 +120,7 @@ def evaluate_on_generator(
         "min_side": min_side,
         "num_tasks": num_tasks,
         "greedy": True,
-        "max_steps": int(config.rollout_steps),
+        "max_episode_steps": int(config.max_episode_steps),
         "solve_rate": float(result["success"]),
         "similarity": float(result["similarity"]),
         "families": {

@@ -127,7 +127,7 @@ class TrainingResult:
 
 def env_steps_per_update(config: Any) -> int:
     """Environment steps one update simulates: tasks x group size x rollout steps."""
-    return int(config.batch_tasks) * int(config.group_size) * int(config.rollout_steps)
+    return int(config.batch_tasks) * int(config.group_size) * int(config.max_episode_steps)
 
 
 def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], dict[str, float]]:
