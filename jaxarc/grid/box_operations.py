@@ -162,13 +162,12 @@ def _in_rect(rows, cols, limits: Int8[Array, "4"]) -> Bool[Array, " C"]:
 
 
 def _clipboard_of(
-    limits: Int8[Array, "4"],
-    shifted: Int8[Array, " C"],
-    rows: Int8[Array, " C"],
-    cols: Int8[Array, " C"],
+    limits: Int8[Array, "4"], shifted: Int8[Array, " C"], height: int, width: int
 ) -> tuple[Int8[Array, " C"], Bool[Array, " C"]]:
     """COPY/CUT's clipboard: the mapped cells (half-open ``limits``) of the shifted window,
     their marks selected."""
+    rows = jnp.asarray(np.repeat(np.arange(height), width), jnp.int8)
+    cols = jnp.asarray(np.tile(np.arange(width), height), jnp.int8)
     in_mapped = _in_rect(rows, cols, limits)
     values = jnp.where(in_mapped, shifted & jnp.int8(_MARK - 1), jnp.int8(-1))
     return values, in_mapped & (shifted >= jnp.int8(_MARK))
@@ -317,7 +316,8 @@ def _apply_flat(
     )
     new_grid = materialize_array(jnp.where(new_active, content, jnp.int8(-1)))
     # COPY/CUT (2 of 35 operations) rewrite the clipboard: only theirs is computed.
-    clip = lambda limits, window: _clipboard_of(limits, window, rows, cols)  # noqa: E731
+    # (fn may close over static values only: the canvas constants are rebuilt inside it)
+    clip = lambda limits, window: _clipboard_of(limits, window, height, width)  # noqa: E731
     new_clipboard, new_clipboard_mask = where_flagged(
         plan["copies"], clip, (clipboard, clipboard_mask), mapped_limits, shifted
     )

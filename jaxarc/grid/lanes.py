@@ -24,8 +24,10 @@ def where_flagged(flag: Bool[Array, ""], fn: Callable, default: PyTree, *args: A
     """``fn(*args)`` if ``flag`` else ``default`` (pytrees of the same structure), for one
     environment; under ``vmap``, ``fn`` runs only on the flagged environments (in chunks).
 
-    ``args`` are arrays or pytrees of arrays (everything ``fn`` reads that varies per
-    environment must be passed, not closed over); ``fn`` is vmapped over each chunk.
+    ``args`` are arrays or pytrees of arrays; ``fn`` is vmapped over each chunk. ``fn`` must
+    close over static (Python) values only: any array it reads is passed in ``args`` or built
+    inside it (under ``jit`` JAX may hoist an array constant into a tracer, which a
+    ``custom_vmap`` function cannot close over).
     """
 
     @jax.custom_batching.custom_vmap
