@@ -54,6 +54,35 @@ def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
     )
 
 
+def tiny_bc_config(batch_tasks: int, updates: int):  # -> TrainConfig
+    """A tiny behaviour-cloning run: ``updates`` BC updates (the paint expert on gen/easy,
+    point actions) of a small learned in-context policy. A small lr for the reason above."""
+    from jaxarc.agents import GRPOConfig, PolicyConfig, TrainConfig
+    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT
+
+    return TrainConfig(
+        source="gen/easy",
+        selection_format="point",
+        allowed_operations=FLOOD_AND_SUBMIT,
+        batch_tasks=batch_tasks,
+        group_size=2,
+        max_episode_steps=2,  # a short unrolled expert rollout: a smaller program to compile
+        num_updates=updates,
+        bc_updates=updates,
+        lr=1e-4,
+        grpo=GRPOConfig(epochs=1, minibatches=1),
+        policy=PolicyConfig(
+            channels=4,
+            trunk_layers=1,
+            pair_channels=4,
+            context_size=8,
+            head_hidden=8,
+            in_context_prediction=False,
+            learned_prediction=True,
+        ),
+    )
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, required=True)
@@ -62,6 +91,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--mesh-sizes", type=int, nargs="+", default=[1])
     parser.add_argument("--batch-tasks", type=int, default=4)
     parser.add_argument("--updates", type=int, default=3)
+    parser.add_argument("--bc", action="store_true", help="behaviour-cloning updates only")
     parser.add_argument("--coordinator-address", default=None)
     parser.add_argument("--num-processes", type=int, default=None)
     parser.add_argument("--process-id", type=int, default=None)
@@ -85,7 +115,10 @@ def main(argv: list[str]) -> int:
 
     from jaxarc.agents import make_train
 
-    config = tiny_config(args.tasks_file, args.batch_tasks)
+    if args.bc:
+        config = tiny_bc_config(args.batch_tasks, args.updates)
+    else:
+        config = tiny_config(args.tasks_file, args.batch_tasks)
     results = {}
     for size in args.mesh_sizes:
         mesh = make_data_mesh(jax.devices()[:size])
@@ -98,7 +131,20 @@ def main(argv: list[str]) -> int:
             tic = time.perf_counter()
             state, metrics = update(state)
             losses.append(float(metrics["loss"]))
+            if args.bc:
+                assert float(metrics["stage_bc"]) == 1.0, "expected a behaviour-cloning update"
             print(f"mesh {size}: update {time.perf_counter() - tic:.1f} s", flush=True)
+        if args.bc:  # the BC program constrains its expert episodes to the data axis
+            from jaxarc.agents.grpo.behaviour_cloning import make_bc_update
+            from jaxarc.agents.grpo.train import load_task_source
+            from jaxarc.agents.grpo.train_step import make_optimizer
+
+            bc = make_bc_update(config, load_task_source(config), make_optimizer(config), mesh)
+            text = bc.lower(state).as_text()  # lowered only (no second compile)
+            # constraints over the data axis (Shardy's spelling, then GSPMD's)
+            results[f"data_constraints_{size}"] = np.asarray(
+                text.count('[{"data"}') + text.count(f"devices=[{size},")
+            )
         leaves = jax.tree.leaves(eqx.filter(state.policy, eqx.is_inexact_array))
         replicas = {len(leaf.sharding.device_set) for leaf in leaves}
         host = [np.asarray(leaf.addressable_shards[0].data).ravel() for leaf in leaves]

@@ -192,28 +192,41 @@ def test_make_train_update_metrics_and_reference_refresh():
     assert int(state.update_index) == 2
 
 
+# The short run: the quick preset's policy and settings on one family, smaller batches.
+SHORT_RUN = TrainConfig.preset("quick").replace(
+    source="gen/recolour",  # which colour becomes which is read from the demonstrations
+    batch_tasks=8,
+    group_size=4,
+    bc_updates=40,
+    num_updates=40,
+    eval_tasks=128,
+)
+
+
 @pytest.mark.slow
 def test_short_training_run_beats_the_random_policy():
-    """A short run of the quick preset (hand-made predictor OFF, learned in-context
-    predictor: 50 behaviour-cloning updates then 5 GRPO updates) on gen/easy solves a clear
-    share of fresh held-out instances (eval mode, keys never used in training), where the
-    uniform random policy and the untrained policy solve almost none."""
-    config = TrainConfig.preset("quick").replace(bc_updates=50, num_updates=55)
+    """40 behaviour-cloning updates (8 x 4 expert episodes each) of the quick preset's
+    policy, hand-made predictor OFF and learned in-context predictor on, on one family
+    (``gen/recolour``), solve a clear share of 128 fresh held-out instances (eval mode,
+    keys never used in training), where the uniform random policy and the untrained policy
+    solve almost none. (About a minute on an idle 2-core machine: no GRPO update here, its
+    compile alone would take ~40 s; the staged BC -> GRPO switch is tested in
+    test_agents_learned.py and the GRPO update in this file.)"""
+    config = SHORT_RUN
     assert not config.policy.in_context_prediction and config.policy.learned_prediction
-    evaluate = make_evaluator(config, num_tasks=256, greedy=True, details=True)
+    assert config.bc_updates == config.num_updates
+    evaluate = make_evaluator(config, greedy=True, details=True)  # one compile, used twice
     key = jax.random.key(12345)
     uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
-    sample = make_evaluator(config, num_tasks=256, greedy=False, details=True)
+    sample = make_evaluator(config, greedy=False, details=True)
     random_result = sample(uniform, key)  # the random policy acts by sampling
     init, update = make_train(config)
-    state = init(jax.random.key(0))
+    state = eqx.filter_jit(init)(jax.random.key(0))  # one compile, not one per operation
     untrained = evaluate(state.policy, key)
     for _ in range(config.num_updates):
         state, metrics = update(state)
-    assert float(metrics["stage_bc"]) == 0.0  # the last updates were GRPO
+    assert float(metrics["stage_bc"]) == 1.0
     trained = evaluate(state.policy, key)
     assert float(random_result["success"]) < 0.05
     assert float(untrained["success"]) < 0.05  # what it solves, it learned
-    assert float(trained["success"]) >= 0.3, (trained, random_result)
-    gain = float(trained["similarity"]) - float(random_result["similarity"])
-    assert gain > 0.3, (trained, random_result)
+    assert float(trained["success"]) >= 0.3, (trained, untrained, random_result)

@@ -30,6 +30,11 @@ family               rule                                                   acti
 
 Every family keeps a distractor that must stay unchanged (a third object, dots, the
 frames), so "change every non-background cell" never solves a task.
+
+The difficulty ladder's first rungs (:mod:`jaxarc.data.ladder`) add three one-cell families
+(:data:`LADDER_FAMILIES`, no distractor, the grid fills the canvas): ``mark_one`` (the one
+coloured cell becomes colour 1), ``recolour_cell_two`` (it becomes the task's colour, 1 or
+2) and ``recolour_cell`` (it becomes the task's colour ``b``, any of 1..9).
 """
 
 from __future__ import annotations
@@ -403,6 +408,60 @@ def fill_background_pair(
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
+def _one_marked_cell(draws: Draws, canvas: Canvas) -> tuple[Bool[Array, "H W"], Int32[Array, " 2"]]:
+    """One uniformly placed cell of a grid that fills the canvas, and the grid's shape."""
+    shape = jnp.asarray(canvas, dtype=jnp.int32)
+    rows, cols = _coords(canvas)
+    cell = draws.integers(0, canvas[0] * canvas[1] - 1, 1)[0]
+    marked = rows * canvas[1] + cols == cell
+    return marked, shape
+
+
+def mark_one_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Ladder rung 1: the one coloured cell (colour 2..9) becomes colour 1; a fixed rule, no
+    demonstration needed. The grid fills the canvas (4x4 on the ladder's canvas).
+
+    Optimal: FLOOD_1 (or FILL_1) on the cell, SUBMIT.
+    """
+    draws = Draws(uniforms)
+    colour = draws.integers(2, 9, 1)[0]
+    marked, shape = _one_marked_cell(draws, canvas)
+    inp = jnp.where(marked, colour, 0)
+    out = jnp.where(marked, 1, 0)
+    return _pair(_finish(inp, canvas, shape), _finish(out, canvas, shape), shape, True)
+
+
+def _recolour_cell(
+    uniforms: Float32[Array, "K H W"], b: Int32[Array, ""], canvas: Canvas
+) -> GeneratedPair:
+    """The one coloured cell (any colour in 1..9 but ``b``, drawn per pair) becomes ``b``."""
+    draws = Draws(uniforms)
+    other = draws.integers(1, 8, 1)[0]  # one of the 8 colours in 1..9 other than b
+    colour = other + (other >= b).astype(jnp.int32)
+    marked, shape = _one_marked_cell(draws, canvas)
+    inp = jnp.where(marked, colour, 0)
+    out = jnp.where(marked, b, 0)
+    return _pair(_finish(inp, canvas, shape), _finish(out, canvas, shape), shape, True)
+
+
+def recolour_cell_two_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Ladder rung 2: the one coloured cell becomes colour 1 or 2, the task's choice, which
+    only the demonstration outputs show. Optimal: FILL_b (or FLOOD_b) on the cell, SUBMIT."""
+    return _recolour_cell(uniforms, 1 + params.direction % 2, canvas)
+
+
+def recolour_cell_pair(
+    uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
+) -> GeneratedPair:
+    """Ladder rung 3: the one coloured cell becomes the task's colour ``b`` (any of 1..9),
+    which only the demonstration outputs show. Optimal: FILL_b on the cell, SUBMIT."""
+    return _recolour_cell(uniforms, params.colours[1], canvas)
+
+
 PairGenerator = Callable[[Float32[Array, "K H W"], TaskParams, Canvas], GeneratedPair]
 
 FAMILIES: dict[str, PairGenerator] = {
@@ -416,6 +475,27 @@ FAMILIES: dict[str, PairGenerator] = {
     "rotate": rotate_pair,
 }
 """Every family by name (``gen/<name>`` sources)."""
+
+LADDER_FAMILIES: dict[str, PairGenerator] = {
+    "mark_one": mark_one_pair,
+    "recolour_cell_two": recolour_cell_two_pair,
+    "recolour_cell": recolour_cell_pair,
+}
+"""The one-cell families of the difficulty ladder's first rungs (``jaxarc.data.ladder``); not
+sources of their own: ``gen/ladder-1`` to ``gen/ladder-3`` play them on a 4x4 canvas."""
+
+ALL_FAMILIES: dict[str, PairGenerator] = {**FAMILIES, **LADDER_FAMILIES}
+"""Every family a :class:`~jaxarc.data.generators.GeneratorSource` can mix."""
+
+MIN_CANVAS_SIDE = 4  # a task's parameters need 11 uniform draws from one ``[H, W]`` plane
+FAMILY_MIN_SIDE: dict[str, int] = {
+    **dict.fromkeys(FAMILIES, 7),  # the canvas the families were written and tested for
+    "recolour": 5,  # two 1-2 cell objects and a distractor fit a 5x5 grid (gen/ladder-4)
+    "mark_one": MIN_CANVAS_SIDE,
+    "recolour_cell_two": MIN_CANVAS_SIDE,
+    "recolour_cell": MIN_CANVAS_SIDE,
+}
+"""The smallest square canvas side each family is generated (and tested) on."""
 
 EASY_FAMILIES: tuple[str, ...] = ("recolour", "erase", "fill_background", "fill_holes")
 """The four families mixed in ``gen/easy`` (each needs two point edits and a SUBMIT)."""

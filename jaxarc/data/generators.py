@@ -12,7 +12,9 @@ Selection format: ``gen/easy`` and its four flood families are played with **poi
 actions (one ``FLOOD_c`` per changing region); ``rot180``, ``move``, ``flip`` and ``rotate``
 need **bbox** actions (they act on a rectangle). ``gen/medium`` mixes all eight families
 (played with bbox actions; a 1x1 box is a point). Every family is also a source of its own
-(``gen/recolour``, ..., ``gen/rotate``).
+(``gen/recolour``, ..., ``gen/rotate``). ``gen/ladder-1`` to ``gen/ladder-3`` (one cell to
+recolour, 4x4 canvas) and ``gen/ladder-4`` (``recolour`` on 5x5) are the generated rungs of
+the difficulty ladder (:mod:`jaxarc.data.ladder`), each with its own default canvas.
 
 Generalisation: ``make_generator("gen/easy", canvas=(12, 12), min_side=10)`` draws grids of
 10 to 12 cells a side, sizes a policy trained on the 8x8 canvas never saw. With
@@ -33,10 +35,13 @@ from jaxtyping import Array, Int32, PRNGKeyArray, PyTree
 
 from jaxarc.data.bank import Task
 from jaxarc.data.generator_families import (
+    ALL_FAMILIES,
     DRAW_PLANES,
     EASY_FAMILIES,
     FAMILIES,
+    FAMILY_MIN_SIDE,
     MEDIUM_FAMILIES,
+    MIN_CANVAS_SIDE,
     GeneratedPair,
     task_params_from_uniforms,
 )
@@ -45,6 +50,11 @@ from jaxarc.grid import operation_ids as ops
 
 GENERATOR_PREFIX = "gen/"
 RETRIES = 2  # candidates drawn per pair; the first valid one is kept
+LADDER_ONE_CELL = (
+    "mark_one",
+    "recolour_cell_two",
+    "recolour_cell",
+)  # the ladder's one-cell families
 
 
 class GeneratorSource(AbstractTaskSource):
@@ -59,11 +69,14 @@ class GeneratorSource(AbstractTaskSource):
     family_as_index: bool = eqx.field(static=True, default=False)  # see the module docstring
 
     def __check_init__(self):
-        unknown = [f for f in self.families if f not in FAMILIES]
+        unknown = [f for f in self.families if f not in ALL_FAMILIES]
         if not self.families or unknown:
-            raise ValueError(f"unknown generator families {unknown}; known: {sorted(FAMILIES)}")
-        if min(self.canvas) < 7:
-            raise ValueError(f"generator canvas {self.canvas} is too small (at least 7x7)")
+            raise ValueError(f"unknown generator families {unknown}; known: {sorted(ALL_FAMILIES)}")
+        side = max(MIN_CANVAS_SIDE, *(FAMILY_MIN_SIDE[f] for f in self.families))
+        if min(self.canvas) < side:
+            raise ValueError(
+                f"generator canvas {self.canvas} is too small (at least {side}x{side})"
+            )
         if self.num_demos < 2 or self.num_tests < 1:
             raise ValueError("generators need at least 2 demonstration pairs and 1 test pair")
         if self.min_side > min(self.canvas):
@@ -100,7 +113,7 @@ class GeneratorSource(AbstractTaskSource):
         params = task_params_from_uniforms(draws[1:], self.min_side)
 
         def one_family(name: str):
-            generate = FAMILIES[name]
+            generate = ALL_FAMILIES[name]
 
             def pairs(uniforms, params):
                 make = lambda u: generate(u, params, self.canvas)
@@ -146,7 +159,23 @@ def _task_from_pairs(pairs: GeneratedPair, num_demos: int) -> Task:
     )
 
 
-MIXTURES: dict[str, tuple[str, ...]] = {"easy": EASY_FAMILIES, "medium": MEDIUM_FAMILIES}
+MIXTURES: dict[str, tuple[str, ...]] = {
+    "easy": EASY_FAMILIES,
+    "medium": MEDIUM_FAMILIES,
+    # the difficulty ladder's generated rungs (jaxarc.data.ladder), each on its own canvas
+    "ladder-1": ("mark_one",),
+    "ladder-2": ("recolour_cell_two",),
+    "ladder-3": ("recolour_cell",),
+    "ladder-4": ("recolour",),
+}
+DEFAULT_CANVAS: tuple[int, int] = (8, 8)
+CANVASES: dict[str, tuple[int, int]] = {
+    "ladder-1": (4, 4),
+    "ladder-2": (4, 4),
+    "ladder-3": (4, 4),
+    "ladder-4": (5, 5),
+}
+"""Sources whose default canvas is not :data:`DEFAULT_CANVAS` (by short name)."""
 
 
 def generator_names() -> tuple[str, ...]:
@@ -162,9 +191,15 @@ def generator_families(name: str) -> tuple[str, ...]:
     return MIXTURES.get(short, (short,))
 
 
+def generator_canvas(name: str) -> tuple[int, int]:
+    """The canvas ``make_generator(name)`` uses by default (``(8, 8)`` but for the ladder)."""
+    generator_families(name)  # unknown names are an error
+    return CANVASES.get(name.removeprefix(GENERATOR_PREFIX), DEFAULT_CANVAS)
+
+
 def make_generator(
     name: str,
-    canvas: tuple[int, int] = (8, 8),
+    canvas: tuple[int, int] | None = None,
     num_demos: int = 4,
     num_tests: int = 1,
     *,
@@ -172,10 +207,12 @@ def make_generator(
     family_as_index: bool = False,
 ) -> GeneratorSource:
     """The generator source called ``name`` (``"gen/easy"``, ``"gen/medium"``,
-    ``"gen/rot180"``, ...); ``min_side`` and ``family_as_index``: see the module docstring."""
+    ``"gen/rot180"``, ``"gen/ladder-1"``, ...) on ``canvas`` (default:
+    :func:`generator_canvas`); ``min_side`` and ``family_as_index``: see the module docstring."""
+    families = generator_families(name)
     return GeneratorSource(
-        families=generator_families(name),
-        canvas=tuple(canvas),
+        families=families,
+        canvas=tuple(generator_canvas(name) if canvas is None else canvas),
         num_demos=num_demos,
         num_tests=num_tests,
         name=name,
@@ -226,7 +263,7 @@ def oracle_actions(family: str, input_grid: np.ndarray, output_grid: np.ndarray)
     if family == "rotate":
         op = ops.ROTATE_CW if np.array_equal(out, np.rot90(inp, -1)) else ops.ROTATE_CCW
         return [(op, *whole), submit]
-    if family in ("recolour", "erase", "fill_background", "fill_holes"):
+    if family in ("recolour", "erase", "fill_background", "fill_holes", *LADDER_ONE_CELL):
         changed = inp != out
         actions = []
         for r, c in _components(changed):
@@ -241,4 +278,4 @@ def oracle_actions(family: str, input_grid: np.ndarray, output_grid: np.ndarray)
         else:
             op, steps = (ops.MOVE_RIGHT if d_col > 0 else ops.MOVE_LEFT), abs(d_col)
         return [(op, *whole)] * steps + [submit]
-    raise ValueError(f"no oracle for family {family!r}; known: {sorted(FAMILIES)}")
+    raise ValueError(f"no oracle for family {family!r}; known: {sorted(ALL_FAMILIES)}")

@@ -11,6 +11,7 @@ first use.
 from jaxarc.envs.config import (
     CONFIG_OPTIONS,
     REWARD_DEFAULTS,
+    REWARD_PRESETS,
     EnvironmentConfig,
     JaxArcConfig,
     RewardParams,
@@ -69,6 +70,7 @@ __all__ = [
     "MaskAction",
     "PointAction",
     "REWARD_DEFAULTS",
+    "REWARD_PRESETS",
     "RewardParams",
     "Steps",
     "UnifiedActionConfig",

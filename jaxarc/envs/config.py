@@ -174,7 +174,12 @@ REWARD_DEFAULTS: dict[str, float] = {
 
 
 class RewardParams(eqx.Module):
-    """Reward weights (traced float32 scalars: changing them never recompiles)."""
+    """Reward weights (traced float32 scalars: changing them never recompiles).
+
+    :meth:`preset` gives named sets of weights (:data:`REWARD_PRESETS`): ``"default"`` (the
+    field defaults) and ``"generic"``, for agents that know nothing of ARC (an MLP over the
+    flat observation, a flat action); docs/ladder.md explains the difference and measures it.
+    """
 
     success_bonus: Float[Array, ""] = eqx.field(
         converter=jnp.float32, default=REWARD_DEFAULTS["success_bonus"]
@@ -188,6 +193,33 @@ class RewardParams(eqx.Module):
     similarity_weight: Float[Array, ""] = eqx.field(
         converter=jnp.float32, default=REWARD_DEFAULTS["similarity_weight"]
     )
+
+    @classmethod
+    def preset(cls, name: str, **overrides: float) -> RewardParams:
+        """The weights of the preset ``name`` (:data:`REWARD_PRESETS`), ``overrides`` on top."""
+        if name not in REWARD_PRESETS:
+            raise ValueError(f"unknown reward preset {name!r}; known: {', '.join(REWARD_PRESETS)}")
+        return cls(**{**REWARD_PRESETS[name], **overrides})
+
+
+REWARD_PRESETS: dict[str, dict[str, float]] = {
+    "default": dict(REWARD_DEFAULTS),
+    # Generic agents (docs/ladder.md). With the defaults a failed SUBMIT costs 10 steps and
+    # nothing rewards a correct edit before the final SUBMIT, so exploration finds success
+    # too rarely and the policy settles in "SUBMIT at once" or "never submit". Here every
+    # step is credited with its similarity gain (potential-based: an episode's shaping sums to
+    # final minus initial similarity, so it cannot be farmed), a failed SUBMIT costs less than
+    # one correct edit gains, and steps (and so truncation) are free: the discount alone
+    # prefers short solutions. Measured: it is no cure by itself (docs/ladder.md: the PPO
+    # example learns gen/ladder-1 with either preset and gen/ladder-2 with neither).
+    "generic": {
+        "success_bonus": 1.0,
+        "failed_submit_penalty": -0.01,
+        "step_penalty": 0.0,
+        "similarity_weight": 1.0,
+    },
+}
+"""Named reward weights for :meth:`RewardParams.preset` and ``jaxarc.make(reward_preset=)``."""
 
 
 # ----------------------------------------------------------------- flat options -> config
@@ -205,20 +237,22 @@ def config_from_options(
     *,
     owner: str = "environment",
     also_accepted: tuple[str, ...] = (),
+    reward_preset: str = "default",
     **options: object,
 ) -> tuple[JaxArcConfig, RewardParams]:
     """The nested ``(JaxArcConfig, RewardParams)`` of flat options on a canvas.
 
     ``options`` are any of :data:`CONFIG_OPTIONS` (e.g. ``max_episode_steps=8``,
     ``selection_format="bbox"``, ``similarity_weight=1.0``); missing ones take their
-    defaults. An unknown name is a ``TypeError`` that lists the accepted ones (``owner``
-    names the caller in it; ``also_accepted``: the caller's own options, for the message).
+    defaults, the reward weights those of ``reward_preset`` (:data:`REWARD_PRESETS`). An
+    unknown name is a ``TypeError`` that lists the accepted ones (``owner`` names the
+    caller in it; ``also_accepted``: the caller's own options, for the message).
     """
     unknown = sorted(set(options) - set(CONFIG_OPTIONS))
     if unknown:
         raise TypeError(
             f"unknown option(s) for {owner}: {unknown}; accepted: "
-            f"{sorted((*CONFIG_OPTIONS, *also_accepted))}"
+            f"{sorted((*CONFIG_OPTIONS, 'reward_preset', *also_accepted))}"
         )
     pick = lambda names: {k: options[k] for k in names if k in options}  # noqa: E731
     height, width = canvas_shape
@@ -227,4 +261,4 @@ def config_from_options(
         dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
         action=UnifiedActionConfig(**pick(ACTION_OPTIONS)),  # type: ignore[arg-type]
     )
-    return config, RewardParams(**pick(REWARD_OPTIONS))  # type: ignore[arg-type]
+    return config, RewardParams.preset(reward_preset, **pick(REWARD_OPTIONS))  # type: ignore[arg-type]

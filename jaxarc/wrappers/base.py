@@ -13,10 +13,13 @@ Every wrapper takes and returns gymnax 1.0's tuples:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import equinox as eqx
 from jaxtyping import Array, PRNGKeyArray
+
+if TYPE_CHECKING:
+    from jaxarc.gymnax.environment import ArcEnvironment
 
 
 class AbstractEnvWrapper(eqx.Module):
@@ -25,12 +28,15 @@ class AbstractEnvWrapper(eqx.Module):
     env: Any = eqx.field(static=True)
 
     def __getattr__(self, name: str) -> Any:
+        # gymnax's convention (its GymnaxWrapper does the same): what a wrapper does not
+        # define is the wrapped environment's, e.g. ``make_flat(...)[0].flat_index``.
+        # jaxarc's own wrappers never rely on it: they use the typed ``unwrapped``.
         if name.startswith("__") or name == "env":
             raise AttributeError(name)
         return getattr(self.env, name)
 
     @property
-    def unwrapped(self) -> Any:
+    def unwrapped(self) -> ArcEnvironment:
         """The innermost (non-wrapper) environment."""
         env = self.env
         while isinstance(env, AbstractEnvWrapper):

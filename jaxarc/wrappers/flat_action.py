@@ -12,16 +12,20 @@ from gymnax.environments import spaces
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray
 
 from jaxarc.envs.structured_actions import PointAction
+from jaxarc.gymnax.spaces import StructuredActionSpace
 from jaxarc.wrappers.base import AbstractEnvWrapper
 
 
 def _point_action_layout(env: Any, who: str) -> tuple[tuple[int, ...], tuple[int, int]]:
     """The allowed operation ids and the canvas shape of a point-action environment."""
     inner = env.action_space(env.default_params)
-    fmt = getattr(inner, "selection_format", None)
-    if fmt != "point":
+    if not isinstance(inner, StructuredActionSpace):
+        raise TypeError(
+            f"{who} wraps a jaxarc environment's structured actions, got {type(inner).__name__}"
+        )
+    if inner.selection_format != "point":
         raise ValueError(
-            f"{who} needs point actions, the environment uses {fmt!r}: "
+            f"{who} needs point actions, the environment uses {inner.selection_format!r}: "
             "make it with selection_format='point'"
         )
     operations = tuple(int(op) for op in inner.allowed_operations)
@@ -58,8 +62,7 @@ class FlatPointActionWrapper(AbstractEnvWrapper):
         """
         height, width = self.canvas_shape
         index = jnp.asarray(index, dtype=jnp.int32)
-        config = getattr(self.unwrapped, "config", None)
-        if config is not None and config.environment.validate:
+        if self.unwrapped.config.environment.validate:
             index = eqx.error_if(
                 index,
                 (index < 0) | (index >= self.num_actions),
@@ -131,8 +134,7 @@ class MultiDiscretePointActionWrapper(AbstractEnvWrapper):
         """The structured action of a ``(slot, row, col)`` vector (traceable)."""
         action = jnp.asarray(action, dtype=jnp.int32)
         high = jnp.asarray(self.nvec, dtype=jnp.int32)
-        config = getattr(self.unwrapped, "config", None)
-        if config is not None and config.environment.validate:
+        if self.unwrapped.config.environment.validate:
             action = eqx.error_if(
                 action,
                 jnp.any((action < 0) | (action >= high)),

@@ -30,7 +30,12 @@ class FlattenObservationWrapper(AbstractEnvWrapper):
     def __init__(self, env: Any, fields: Sequence[str] = DEFAULT_FIELDS):
         self.env = env
         inner = env.observation_space(env.default_params)
-        known = tuple(getattr(inner, "spaces", {}))
+        if not isinstance(inner, spaces.Dict):
+            raise TypeError(
+                f"FlattenObservationWrapper flattens a Dict observation space, got "
+                f"{type(inner).__name__} (is the environment already flattened?)"
+            )
+        known = tuple(inner.spaces)
         unknown = [f for f in fields if f not in known]
         if unknown:
             raise ValueError(f"unknown observation field(s) {unknown}; known: {known}")

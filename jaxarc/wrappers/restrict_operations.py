@@ -48,7 +48,12 @@ class RestrictOperationsWrapper(AbstractEnvWrapper):
         self.env = env
         inner = env.action_space(env.default_params)
         requested = operation_ids(allowed_operations)
-        inner_allowed = set(getattr(inner, "allowed_operations", range(NUM_OPERATIONS)))
+        if not isinstance(inner, StructuredActionSpace):
+            raise TypeError(
+                "RestrictOperationsWrapper goes below the flat-action wrappers: it needs the "
+                f"structured action space, got {type(inner).__name__}"
+            )
+        inner_allowed = set(inner.allowed_operations)
         kept = tuple(op for op in requested if op in inner_allowed)
         if not kept:
             raise ValueError(

@@ -28,10 +28,11 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import optax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jaxtyping import Array, Bool, Float32, Int8, PRNGKeyArray
 
 from jaxarc.agents.grpo.loss import masked_mean
-from jaxarc.agents.grpo.train import TrainState
+from jaxarc.agents.grpo.train import TrainState, episode_constraint
 from jaxarc.agents.model.learned_incontext import cell_cross_entropy
 from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
@@ -91,17 +92,24 @@ def expert_rollout(
     source: AbstractTaskSource,
     episodes: int,
     steps: int,
+    constrain: Callable = lambda tree: tree,
 ) -> ExpertBatch:
-    """``episodes`` fresh episodes played by :func:`paint_expert_action` for ``steps`` steps."""
+    """``episodes`` fresh episodes played by :func:`paint_expert_action` for ``steps`` steps.
+
+    ``constrain`` is applied to per-episode arrays (a sharding constraint over the episode
+    axis, see :func:`~jaxarc.agents.grpo.train.episode_constraint`); it keeps values."""
     mode = env_config.environment.episode_mode
     fmt = env_config.action.selection_format
     states, obs = batch_reset(jax.random.split(key, episodes), env_config, source)
     targets = jax.vmap(lambda s: episode_target(s, source, mode))(states)
+    states, obs, targets = constrain((states, obs, targets))
 
     def act(states, obs, _):
         return jax.vmap(lambda g, t: paint_expert_action(g, t, fmt))(states.grid, targets), None
 
-    states, _, record = play(states, obs, env_config, act, length=steps, unroll=True)
+    states, _, record = play(
+        states, obs, env_config, act, length=steps, constrain=constrain, unroll=True
+    )
     record = record.batch_major()
     return ExpertBatch(record.obs, record.actions, record.valid, targets, states.success)
 
@@ -154,16 +162,28 @@ def bc_step(
 
 
 def make_bc_update(
-    config, source: AbstractTaskSource, optimizer: optax.GradientTransformation
+    config,
+    source: AbstractTaskSource,
+    optimizer: optax.GradientTransformation,
+    mesh: Mesh | None = None,
 ) -> Callable:
     """The compiled BC update ``TrainState -> (TrainState, metrics)`` of ``config``
-    (a :class:`~jaxarc.agents.config.TrainConfig`)."""
+    (a :class:`~jaxarc.agents.config.TrainConfig`).
+
+    With a ``mesh`` it is sharded like the GRPO update: the expert episodes over the
+    ``data`` axis (``batch_tasks * group_size`` of them; ``make_train`` checks that
+    ``batch_tasks`` divides by the device count), parameters and optimiser state replicated,
+    the gradient reduction inserted by the compiler."""
     env_config = config.env_config()
     episodes = config.batch_tasks * config.group_size
+    constrain = episode_constraint(mesh)
 
     def update(state: TrainState) -> tuple[TrainState, Metrics]:
         key, rollout_key = jax.random.split(state.key)
-        batch = expert_rollout(rollout_key, env_config, source, episodes, config.max_episode_steps)
+        batch = expert_rollout(
+            rollout_key, env_config, source, episodes, config.max_episode_steps, constrain
+        )
+        batch = constrain(batch)
         policy, opt_state, metrics = bc_step(
             state.policy, state.opt_state, batch, optimizer, config.bc_aux_coef
         )
@@ -178,6 +198,9 @@ def make_bc_update(
             episode_length=jnp.mean(jnp.sum(batch.valid, axis=1, dtype=jnp.float32)),
             update_index=update_index.astype(jnp.float32),
         )
-        return TrainState(policy, ref_policy, opt_state, key, update_index), metrics
+        new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
+        if mesh is not None:
+            new_state = eqx.filter_shard(new_state, NamedSharding(mesh, PartitionSpec()))
+        return new_state, metrics
 
     return eqx.filter_jit(update, donate="all")

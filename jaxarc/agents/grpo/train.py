@@ -8,7 +8,9 @@ returns the new state and a dict of scalar metric arrays.
 Devices: with a ``mesh`` (one axis ``"data"``), the episode axis of the rollouts is sharded
 over it (``batch_tasks`` must be divisible by the device count, so groups, which are
 contiguous, never straddle devices); parameters and optimiser state are replicated and the
-compiler inserts the gradient reductions. Without a mesh nothing is constrained.
+compiler inserts the gradient reductions. The behaviour-cloning stage (``bc_updates``) is
+sharded the same way (its expert episodes over ``data``). Without a mesh nothing is
+constrained.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ def load_task_source(config: TrainConfig) -> AbstractTaskSource:
     return load_source(config.source, canvas_shape=(config.canvas, config.canvas))
 
 
-def _episode_constraint(mesh: Mesh | None) -> Callable:
+def episode_constraint(mesh: Mesh | None) -> Callable:
+    """Constrain per-episode arrays to be sharded over the mesh's ``data`` axis (their
+    leading axis); the identity without a mesh."""
     if mesh is None:
         return lambda tree: tree
     sharding = NamedSharding(mesh, P("data"))
@@ -80,7 +84,7 @@ def make_train(
                 f"batch_tasks={config.batch_tasks} must be divisible by the {devices} devices "
                 "of the mesh (groups are never split across devices)"
             )
-    constrain = _episode_constraint(mesh)
+    constrain = episode_constraint(mesh)
     replicated = None if mesh is None else NamedSharding(mesh, P())
 
     def init(key: PRNGKeyArray) -> TrainState:
@@ -161,11 +165,9 @@ def make_train(
         compiled_update = eqx.filter_jit(sharded_update, donate="all")
     if not config.bc_updates:
         return init, compiled_update
-    if mesh is not None and mesh.size > 1:
-        raise ValueError("bc_updates is not supported with several devices yet")
     from jaxarc.agents.grpo.behaviour_cloning import make_bc_update  # imports this module
 
-    bc_update = make_bc_update(config, source, optimizer)
+    bc_update = make_bc_update(config, source, optimizer, mesh)
 
     def staged_update(state: TrainState) -> tuple[TrainState, Metrics]:
         """BC for the first ``config.bc_updates`` updates, GRPO after (by the state's index)."""
