@@ -7,11 +7,13 @@ Static/traced split:
   environment of a batch.
 * traced: keys, indices, actions, reward weights and every leaf of the state.
 
-The step is branch-free: all operations are evaluated through
+The step is branch-free: the operations are those of
 :func:`~jaxarc.grid.operations.apply_operation`, whose operation families are parameterised
-by per-environment scalars rather than selected by ``lax.switch``. Point actions (the static
-``config.action.selection_format == "point"``) take the specialised and much cheaper
-:func:`~jaxarc.grid.point_operations.apply_point_operation`, which gives the same states.
+by per-environment scalars rather than selected by ``lax.switch``. Each action format (the
+static ``config.action.selection_format``) takes a specialised form that gives the same
+states: point actions :func:`~jaxarc.grid.point_operations.apply_point_operation`, bbox
+actions :func:`~jaxarc.grid.box_operations.apply_box_operation` (the rectangle as scalars)
+and masks :func:`~jaxarc.grid.box_operations.apply_mask_operation` (the flat-canvas form).
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ from jaxarc.envs.types import (
     SourceRef,
     StepInfo,
 )
+from jaxarc.grid.box_operations import apply_box_operation, apply_mask_operation
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, SUBMIT
-from jaxarc.grid.operations import GridState, apply_operation
+from jaxarc.grid.operations import GridState
 from jaxarc.grid.point_operations import apply_point_operation
 
 _SINGLE_TASK_BANKS: dict[int, tuple[Task, TaskBank]] = {}
@@ -394,8 +397,19 @@ def step_one(
         after = apply_point_operation(
             before, effective_op, action.row, action.col, pair.input_grid, pair.input_shape
         )
-    else:
-        after = apply_operation(
+    elif config.action.selection_format == "bbox":  # static: the rectangle operations
+        after = apply_box_operation(
+            before,
+            effective_op,
+            action.r1,
+            action.c1,
+            action.r2,
+            action.c2,
+            pair.input_grid,
+            pair.input_shape,
+        )
+    else:  # mask: the flat-canvas form of the generic operations
+        after = apply_mask_operation(
             before,
             effective_op,
             action.to_selection_mask(canvas),

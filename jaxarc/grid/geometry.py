@@ -13,6 +13,8 @@ import jax.numpy as jnp
 from jax import lax
 from jaxtyping import Array, Bool, Int, Int8, Int32
 
+from jaxarc.grid.lanes import where_flagged
+
 
 class SelectionBox(eqx.Module):
     """Inclusive bounding box of a mask; an empty mask gives ``top > bottom``, ``left > right``."""
@@ -105,6 +107,28 @@ class CoordinateMap(eqx.Module):
         )
         return rows, cols
 
+    def variant(self) -> Int32[Array, ""]:
+        """Which fixed flip/rotation :meth:`gather` applies after its shift (0: none)."""
+        return jnp.where(
+            self.cc < 0,
+            1,
+            jnp.where(self.rr < 0, 2, jnp.where(self.rc < 0, 3, jnp.where(self.cr < 0, 4, 0))),
+        ).astype(jnp.int32)
+
+    def shift_flat(self, source: Int8[Array, " C"], height: int, width: int) -> Int8[Array, " S"]:
+        """The shift step of :meth:`gather` on a flattened ``height x width`` source: the
+        window of the square-padded canvas (side ``max(height, width)``), flattened."""
+        side = max(height, width)
+        last = side - 1
+        row_shift = jnp.where((self.rr < 0) | (self.rc < 0), self.row0 - last, self.row0)
+        col_shift = jnp.where((self.cc < 0) | (self.cr < 0), self.col0 - last, self.col0)
+        flat = source
+        if side != height or side != width:
+            square = jnp.pad(source.reshape(height, width), ((0, side - height), (0, side - width)))
+            flat = square.reshape(-1)
+        offset = (row_shift * side + col_shift) % (side * side)
+        return lax.dynamic_slice(jnp.concatenate([flat, flat]), (offset,), (side * side,))
+
     def gather(self, source: Int8[Array, "H W"]) -> tuple[Int8[Array, "H W"], Int8[Array, "H W"]]:
         """``(mapped_values, shifted)``: each destination's source value (meaningful only where
         :meth:`mapped_spans` says), and the same before the flip/rotation step, which equals it
@@ -136,6 +160,29 @@ class CoordinateMap(eqx.Module):
             ),
         )
         return variant[:height, :width], shifted[:height, :width]
+
+
+def orient_window(shifted: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int8[Array, "L L"]:
+    """The flip/rotation step of :meth:`CoordinateMap.gather`: one of five fixed variants of
+    the shifted square window (``variant`` from :meth:`CoordinateMap.variant`).
+
+    Under ``vmap`` each variant is computed only for the environments that use it (see
+    :func:`jaxarc.grid.lanes.where_flagged`): the transposes are strided reads that do not
+    vectorise, and each of ROTATE_CW/CCW, FLIP_LR/TB is 1 of the 35 operations.
+    """
+    oriented = shifted
+    for code, transform in enumerate(_VARIANTS, start=1):
+        oriented = where_flagged(variant == code, transform, oriented, shifted)
+    return oriented
+
+
+# Variants 1..4 of CoordinateMap.gather: U[r, L-1-c], U[L-1-r, c], U[L-1-c, r], U[c, L-1-r].
+_VARIANTS = (
+    lambda u: u[:, ::-1],
+    lambda u: u[::-1, :],
+    lambda u: u[::-1, :].T,
+    lambda u: u[:, ::-1].T,
+)
 
 
 def _span(length: int, start: Int32[Array, ""], stop: Int32[Array, ""]) -> Bool[Array, " N"]:

@@ -69,7 +69,7 @@ def _in_range(op: Int32[Array, ""], first: int, last: int) -> Bool[Array, ""]:
     return (op >= first) & (op <= last)
 
 
-def _coordinate_map(
+def coordinate_map(
     op: Int32[Array, ""], box: SelectionBox, height: int, width: int
 ) -> CoordinateMap:
     """The source-coordinate map of MOVE/ROTATE/FLIP/COPY/CUT/PASTE (an empty one otherwise)."""
@@ -137,7 +137,7 @@ def apply_operation(
     # Shapes: COPY_INPUT takes the input's; RESIZE the bottom-right selected cell on the canvas.
     base_shape = jnp.where(op == ops.COPY_INPUT, input_shape.astype(jnp.int32), state.shape)
     new_shape = jnp.where(resizing, jnp.stack([raw_box.bottom + 1, raw_box.right + 1]), base_shape)
-    coordinate_map = _coordinate_map(op, box, height, width)
+    coordinate_map_ = coordinate_map(op, box, height, width)
     plan = materialize(
         {
             "fill": _in_range(op, ops.FILL_0, ops.FILL_0 + 9),
@@ -153,8 +153,8 @@ def apply_operation(
             "clears": op == ops.CLEAR,
             "zeroes_selected": (op == ops.CUT) | is_move,
             "new_shape": new_shape,
-            "map": coordinate_map,
-            "mapped": coordinate_map.mapped_spans(height, width),
+            "map": coordinate_map_,
+            "mapped": coordinate_map_.mapped_spans(height, width),
             "base": _spans(base_shape, height, width),
             "new": _spans(new_shape, height, width),
             "box": _box_spans(box, height, width, is_box_transform),
