@@ -72,7 +72,13 @@ GRPO_CITED = {
     "gen/easy": (
         "100% / 99.8% / 100% (3 seeds, 512 tasks; docs/training.md)",
         "55,808-66,560, 353-1,810 s",
-    )
+    ),
+    # the medium preset's 400 behaviour-cloning updates (seed 0, predictor off; session 17,
+    # nearly idle machine; docs/training.md "Generalisation")
+    "gen/medium": (
+        "99.8% (medium preset, 400 BC updates, 512 tasks; docs/training.md)",
+        "204,800, 260 s",
+    ),
 }
 
 
