@@ -58,3 +58,18 @@ def recolour_task(canvas=(6, 6)) -> Task:
         tests=[([[1, 0, 1], [0, 1, 0]], [[2, 0, 2], [0, 2, 0]])],
         canvas=canvas,
     )
+
+
+def random_grids(
+    rng: np.random.Generator, batch: int, canvas: tuple[int, int], few_colours: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``[batch]`` grids of random shapes (``-1`` outside the shape) and their shapes."""
+    height, width = canvas
+    grids = np.full((batch, height, width), -1, np.int8)
+    shapes = np.zeros((batch, 2), np.int32)
+    for b in range(batch):
+        h, w = int(rng.integers(1, height + 1)), int(rng.integers(1, width + 1))
+        colours = int(rng.integers(1, 4)) if few_colours else 10
+        grids[b, :h, :w] = rng.integers(0, colours, (h, w))
+        shapes[b] = (h, w)
+    return grids, shapes

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from env_helpers import make_bank, make_task, recolour_task
+from env_helpers import make_bank, make_task, random_grids, recolour_task
 from numpy_reference import same_colour_region
 
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
@@ -38,19 +38,6 @@ generic_box = jax.jit(jax.vmap(_generic_box))
 fast_box = jax.jit(jax.vmap(apply_box_operation))
 generic_mask = jax.jit(jax.vmap(apply_operation))
 fast_mask = jax.jit(jax.vmap(apply_mask_operation))
-
-
-def _random_grids(rng: np.random.Generator, canvas: tuple[int, int], few_colours: bool):
-    """``[BATCH]`` grids of random shapes (``-1`` outside), their shapes."""
-    height, width = canvas
-    grids = np.full((BATCH, height, width), -1, np.int8)
-    shapes = np.zeros((BATCH, 2), np.int32)
-    for b in range(BATCH):
-        h, w = int(rng.integers(1, height + 1)), int(rng.integers(1, width + 1))
-        colours = int(rng.integers(1, 4)) if few_colours else 10
-        grids[b, :h, :w] = rng.integers(0, colours, (h, w))
-        shapes[b] = (h, w)
-    return grids, shapes
 
 
 def _random_masks(rng: np.random.Generator, canvas: tuple[int, int]) -> np.ndarray:
@@ -78,8 +65,8 @@ def _compare(expected, got, label, op):
 def test_box_operations_match_generic_path_over_random_episodes(canvas) -> None:
     height, width = canvas
     rng = np.random.default_rng(height * 100 + width)
-    grids, shapes = _random_grids(rng, canvas, few_colours=True)
-    inputs, input_shapes = (jnp.asarray(x) for x in _random_grids(rng, canvas, False))
+    grids, shapes = random_grids(rng, BATCH, canvas, few_colours=True)
+    inputs, input_shapes = (jnp.asarray(x) for x in random_grids(rng, BATCH, canvas, False))
     generic = fast = jax.vmap(GridState.create)(jnp.asarray(grids), jnp.asarray(shapes))
     for step in range(40):
         # Ops include SUBMIT and unknown ids; corners in any order, off the grid and canvas.
@@ -97,8 +84,8 @@ def test_box_operations_match_generic_path_over_random_episodes(canvas) -> None:
 def test_mask_operations_match_generic_path_over_random_episodes(canvas) -> None:
     height, width = canvas
     rng = np.random.default_rng(height * 100 + width + 1)
-    grids, shapes = _random_grids(rng, canvas, few_colours=True)
-    inputs, input_shapes = (jnp.asarray(x) for x in _random_grids(rng, canvas, False))
+    grids, shapes = random_grids(rng, BATCH, canvas, few_colours=True)
+    inputs, input_shapes = (jnp.asarray(x) for x in random_grids(rng, BATCH, canvas, False))
     generic = fast = jax.vmap(GridState.create)(jnp.asarray(grids), jnp.asarray(shapes))
     for step in range(40):
         op = jnp.asarray(rng.integers(-1, 37, BATCH), jnp.int32)

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from env_helpers import make_bank, make_task, recolour_task
+from env_helpers import make_bank, make_task, random_grids, recolour_task
 from numpy_reference import same_colour_region
 
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
@@ -38,25 +38,12 @@ generic_batch = jax.jit(jax.vmap(_generic))
 point_batch = jax.jit(jax.vmap(apply_point_operation))
 
 
-def _random_grids(rng: np.random.Generator, canvas: tuple[int, int], few_colours: bool):
-    """``[BATCH]`` grids of random shapes (``-1`` outside), their shapes."""
-    height, width = canvas
-    grids = np.full((BATCH, height, width), -1, np.int8)
-    shapes = np.zeros((BATCH, 2), np.int32)
-    for b in range(BATCH):
-        h, w = int(rng.integers(1, height + 1)), int(rng.integers(1, width + 1))
-        colours = int(rng.integers(1, 4)) if few_colours else 10
-        grids[b, :h, :w] = rng.integers(0, colours, (h, w))
-        shapes[b] = (h, w)
-    return grids, shapes
-
-
 @pytest.mark.parametrize("canvas", [(5, 5), (7, 9), (9, 7), (30, 30), (32, 32)])
 def test_point_operations_match_generic_path_over_random_episodes(canvas) -> None:
     height, width = canvas
     rng = np.random.default_rng(height * 100 + width)
-    grids, shapes = _random_grids(rng, canvas, few_colours=True)
-    inputs, input_shapes = (jnp.asarray(x) for x in _random_grids(rng, canvas, False))
+    grids, shapes = random_grids(rng, BATCH, canvas, few_colours=True)
+    inputs, input_shapes = (jnp.asarray(x) for x in random_grids(rng, BATCH, canvas, False))
     generic = point = jax.vmap(GridState.create)(jnp.asarray(grids), jnp.asarray(shapes))
     for step in range(40):
         # Ops include SUBMIT and unknown ids; points include cells off the grid and canvas.
@@ -104,8 +91,8 @@ def test_similarity_and_match_against_numpy() -> None:
     rng = np.random.default_rng(3)
     check = jax.jit(jax.vmap(similarity_and_match))
     for canvas in [(4, 6), (30, 30), (32, 32)]:
-        grids, shapes = _random_grids(rng, canvas, few_colours=True)
-        targets, target_shapes = _random_grids(rng, canvas, few_colours=True)
+        grids, shapes = random_grids(rng, BATCH, canvas, few_colours=True)
+        targets, target_shapes = random_grids(rng, BATCH, canvas, few_colours=True)
         targets[:8], target_shapes[:8] = grids[:8], shapes[:8]  # some exact matches
         similarity, equal = check(
             *(jnp.asarray(x) for x in (grids, shapes, targets, target_shapes))
