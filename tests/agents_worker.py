@@ -45,6 +45,7 @@ def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
         batch_tasks=batch_tasks,
         group_size=2,
         max_episode_steps=2,
+        similarity_weight=0.5,  # a graded reward, so groups differ (the env default is 0.0)
         num_updates=3,
         lr=1e-4,
         grpo=GRPOConfig(epochs=2, minibatches=2),

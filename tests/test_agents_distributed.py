@@ -44,6 +44,7 @@ def _config_flags(tasks_file: Path) -> list[str]:
         str(config.max_episode_steps),
     ]
     flags += ["--num-updates", str(config.num_updates), "--lr", str(config.lr)]
+    flags += ["--similarity-weight", str(config.similarity_weight)]
     flags += ["--grpo-epochs", str(config.grpo.epochs)]
     flags += ["--grpo-minibatches", str(config.grpo.minibatches)]
     for name in ("channels", "trunk_layers", "pair_channels", "context_size", "head_hidden"):

@@ -11,6 +11,8 @@ import dataclasses
 import io
 import json
 import re
+import subprocess
+import sys
 from contextlib import redirect_stdout
 
 import jax
@@ -83,3 +85,18 @@ def test_checkpoint_configs_saved_under_old_names_still_load():
     with pytest.warns(DeprecationWarning, match="rollout_steps"):
         loaded = config_from_dict(TrainConfig, json.loads(json.dumps(saved)))
     assert loaded.max_episode_steps == 3
+
+
+def test_configs_and_the_cli_parser_leave_jax_uninitialised():
+    """``jaxarc train`` must join ``jax.distributed`` before any JAX computation: building
+    ``TrainConfig`` (its checks), the presets' environment configs and the CLI parser must
+    not start the XLA backend (building the reward weights would)."""
+    code = (
+        "from jaxarc.agents.grpo.config import PRESETS, TrainConfig\n"
+        "from jaxarc.cli.main import build_parser\n"
+        "TrainConfig(); [p.env_config() for p in PRESETS.values()]; build_parser()\n"
+        "from jax._src import xla_bridge\n"
+        "print(xla_bridge.backends_are_initialized())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr[-2000:]

@@ -248,17 +248,35 @@ def config_from_options(
     unknown name is a ``TypeError`` that lists the accepted ones (``owner`` names the
     caller in it; ``also_accepted``: the caller's own options, for the message).
     """
+    config = static_config_from_options(
+        canvas_shape, owner=owner, also_accepted=(*also_accepted, "reward_preset"), **options
+    )
+    reward = RewardParams.preset(
+        reward_preset, **{k: options[k] for k in REWARD_OPTIONS if k in options}
+    )
+    return config, reward  # type: ignore[arg-type]
+
+
+def static_config_from_options(
+    canvas_shape: tuple[int, int],
+    *,
+    owner: str = "environment",
+    also_accepted: tuple[str, ...] = (),
+    **options: object,
+) -> JaxArcConfig:
+    """The static half of :func:`config_from_options` (the reward weights are checked by
+    name but not built: building them runs JAX, which must not happen before
+    ``jax.distributed.initialize`` in a multi-process run)."""
     unknown = sorted(set(options) - set(CONFIG_OPTIONS))
     if unknown:
         raise TypeError(
             f"unknown option(s) for {owner}: {unknown}; accepted: "
-            f"{sorted((*CONFIG_OPTIONS, 'reward_preset', *also_accepted))}"
+            f"{sorted((*CONFIG_OPTIONS, *also_accepted))}"
         )
     pick = lambda names: {k: options[k] for k in names if k in options}  # noqa: E731
     height, width = canvas_shape
-    config = JaxArcConfig(
+    return JaxArcConfig(
         environment=EnvironmentConfig(**pick(ENVIRONMENT_OPTIONS)),  # type: ignore[arg-type]
         dataset=UnifiedDatasetConfig(max_grid_height=height, max_grid_width=width),
         action=UnifiedActionConfig(**pick(ACTION_OPTIONS)),  # type: ignore[arg-type]
     )
-    return config, RewardParams.preset(reward_preset, **pick(REWARD_OPTIONS))  # type: ignore[arg-type]

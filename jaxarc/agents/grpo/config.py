@@ -20,6 +20,7 @@ from jaxarc.envs.config import (
     RewardParams,
     UnifiedActionConfig,
     config_from_options,
+    static_config_from_options,
 )
 from jaxarc.grid import operation_ids as ops
 
@@ -218,7 +219,8 @@ class TrainConfig:
         options = self.env_options()
         if episode_mode is not None:
             options["episode_mode"] = episode_mode
-        return config_from_options((self.canvas, self.canvas), owner="TrainConfig", **options)[0]
+        canvas = (self.canvas, self.canvas)
+        return static_config_from_options(canvas, owner="TrainConfig", **options)
 
     def reward_params(self) -> RewardParams:
         """The reward weights of this run."""
