@@ -69,7 +69,8 @@ def play(
     ``xs`` (or ``length`` steps when ``xs`` is ``None``).
 
     Args:
-        states, obs: the batch's states and current observations (from ``batch_reset``).
+        states: the batch's states (from ``batch_reset``).
+        obs: the batch's current observations.
         config: the environment's static config.
         act: ``(states, obs, x) -> (actions, extra)``, the batch's actions for a step.
         xs: per-step inputs scanned over (leading axis ``T``), e.g. step keys.
