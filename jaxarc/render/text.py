@@ -55,17 +55,3 @@ def stack(
         offsets.append((top, left))
         position += img.shape[axis] + gap
     return canvas, offsets
-
-
-def stack_vertical(
-    images: list[np.ndarray], gap: int = 2, background=(0x10, 0x10, 0x10)
-) -> np.ndarray:
-    """Images stacked top to bottom, left-aligned, on ``background``."""
-    return stack(images, 0, gap, background)[0]
-
-
-def stack_horizontal(
-    images: list[np.ndarray], gap: int = 8, background=(0x10, 0x10, 0x10)
-) -> np.ndarray:
-    """Images placed left to right, top-aligned, on ``background``."""
-    return stack(images, 1, gap, background)[0]

@@ -74,11 +74,6 @@ def paint_expert_action(
     raise ValueError(f"the paint expert acts with point or bbox actions, not {selection_format!r}")
 
 
-def episode_target(state: ArcState, source: AbstractTaskSource, mode: str) -> Int8[Array, "H W"]:
-    """The target grid of one environment's episode (never part of the observation)."""
-    return episode_target_and_shape(state, source, mode)[0]
-
-
 def episode_target_and_shape(
     state: ArcState, source: AbstractTaskSource, mode: str
 ) -> tuple[Int8[Array, "H W"], Int32[Array, " 2"]]:

@@ -86,13 +86,3 @@ def make_data_mesh(devices: list[jax.Device] | None = None) -> Mesh:
 def replicated(mesh: Mesh) -> NamedSharding:
     """The sharding of parameters and optimiser state: a full copy on every device."""
     return NamedSharding(mesh, PartitionSpec())
-
-
-def check_batch_divisible(batch_tasks: int, mesh: Mesh) -> None:
-    """Groups are never split: the task count must be a multiple of the device count."""
-    devices = mesh.devices.size
-    if batch_tasks % devices:
-        raise ValueError(
-            f"batch_tasks={batch_tasks} must be divisible by the {devices} devices of the "
-            f"'{DATA_AXIS}' mesh (each device holds whole groups of rollouts)"
-        )
