@@ -73,3 +73,19 @@ def random_grids(
         grids[b, :h, :w] = rng.integers(0, colours, (h, w))
         shapes[b] = (h, w)
     return grids, shapes
+
+
+def step_parity_bank() -> TaskBank:
+    """Two tasks on a 6x6 canvas (a recolour and a small hand-made one) for comparing whole
+    environment steps of two code paths."""
+    canvas = (6, 6)
+    tasks = [
+        recolour_task(canvas),
+        make_task(
+            demos=[([[1, 1, 0], [0, 1, 2]], [[3, 3, 0], [0, 3, 2]])],
+            tests=[([[2, 2], [2, 1]], [[2, 2], [2, 3]])],
+            canvas=canvas,
+            max_demos=3,
+        ),
+    ]
+    return make_bank(tasks)

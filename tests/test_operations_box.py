@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from env_helpers import make_bank, make_task, random_grids, recolour_task
+from env_helpers import random_grids, step_parity_bank
 from numpy_reference import same_colour_region
 
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
@@ -170,17 +170,7 @@ def test_fast_step_matches_generic_step(fmt, mode, monkeypatch) -> None:
     and with the generic path, on the same random episodes."""
     from jaxarc.envs.structured_actions import MaskAction
 
-    canvas = (6, 6)
-    tasks = [
-        recolour_task(canvas),
-        make_task(
-            demos=[([[1, 1, 0], [0, 1, 2]], [[3, 3, 0], [0, 3, 2]])],
-            tests=[([[2, 2], [2, 1]], [[2, 2], [2, 3]])],
-            canvas=canvas,
-            max_demos=3,
-        ),
-    ]
-    bank = make_bank(tasks)
+    bank = step_parity_bank()
     config = JaxArcConfig(
         dataset=UnifiedDatasetConfig(max_grid_height=6, max_grid_width=6),
         action=UnifiedActionConfig(selection_format=fmt),

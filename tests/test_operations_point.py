@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from env_helpers import make_bank, make_task, random_grids, recolour_task
+from env_helpers import random_grids, step_parity_bank
 from numpy_reference import same_colour_region
 
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
@@ -136,17 +136,7 @@ def _without_history(tree):
 @pytest.mark.parametrize("mode", ["train", "eval"])
 def test_point_step_matches_one_cell_bbox_step(mode) -> None:
     """The environment's fast path (point) against its generic path (bbox of one cell)."""
-    canvas = (6, 6)
-    tasks = [
-        recolour_task(canvas),
-        make_task(
-            demos=[([[1, 1, 0], [0, 1, 2]], [[3, 3, 0], [0, 3, 2]])],
-            tests=[([[2, 2], [2, 1]], [[2, 2], [2, 3]])],
-            canvas=canvas,
-            max_demos=3,
-        ),
-    ]
-    bank = make_bank(tasks)
+    bank = step_parity_bank()
     dataset = UnifiedDatasetConfig(max_grid_height=6, max_grid_width=6)
     configs = {
         fmt: JaxArcConfig(dataset=dataset, action=UnifiedActionConfig(selection_format=fmt))
