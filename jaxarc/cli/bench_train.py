@@ -150,6 +150,7 @@ def run_train_benchmark(
     """Run every measurement for ``config``; returns the results dict (seconds, ratios)."""
     import equinox as eqx
     import jax
+    import jax.numpy as jnp
 
     from jaxarc.agents import (
         create_jax_surrogate_train_step,
@@ -178,7 +179,7 @@ def run_train_benchmark(
     step_rows = []
     for size in sorted({1, 8, minibatch} & set(range(1, minibatch + 1))):
         log(f"surrogate step on {size} episodes: compiled, then eager (jax.disable_jit) ...")
-        batch = jax.tree.map(lambda x, size=size: x[:size], full_batch)
+        batch = full_batch.take(jnp.arange(size))
         step = create_jax_surrogate_train_step(policy, optimizer, config.grpo)
         first_call = lambda step=step, batch=batch: step(copy(policy), copy(opt_state), copy(batch))
         (p, o, _), compile_s = _timed(first_call)

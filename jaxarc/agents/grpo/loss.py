@@ -2,6 +2,12 @@
 
 ``TrainingBatchJAX`` is the batch pytree (leading axes ``[N, T]``: episodes x steps).
 All averages are over valid steps (steps taken while the episode was running).
+
+The G rollouts of a group play the same task, so the batch can carry a *task table*: one
+observation per distinct task (``task_obs``, leading axis ``K``) and, per episode, the row
+it plays (``task_index``). The policy's ``encode_task`` (the demonstration pairs: most of
+the policy's FLOPs) then runs once per task instead of once per episode, and its gradient
+is the sum over the task's episodes, as before.
 """
 
 from __future__ import annotations
@@ -9,7 +15,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Bool, Float, Float32
+from jaxtyping import Array, Bool, Float, Float32, Int32
 
 from jaxarc.agents.grpo.config import GRPOConfig
 from jaxarc.agents.model.policy import AbstractPolicy
@@ -26,6 +32,49 @@ class TrainingBatchJAX(eqx.Module):
     ref_log_probs: Float32[Array, "N T"]  # under the reference policy
     advantages: Float32[Array, "N T"]  # per step (outcome modes: the episode's, repeated)
     valid: Bool[Array, "N T"]
+    # optional task table: one observation per distinct task (only its demonstration pairs
+    # and input grid are read) and the row each episode plays; None: every episode's own
+    task_obs: ArcObservation | None = None  # leading axis K
+    task_index: Int32[Array, " N"] | None = None
+
+    def take(self, indices: Int32[Array, " M"]) -> TrainingBatchJAX:
+        """The episodes ``indices`` (a minibatch). The task table is kept whole when it is
+        no larger than the minibatch (encoding K tasks is then the cheaper way); otherwise
+        each episode gets its own row."""
+        part = lambda x: x[indices]  # noqa: E731
+        episodes = jax.tree.map(
+            part, (self.obs, self.actions, self.old_log_probs, self.ref_log_probs)
+        )
+        task_obs, task_index = self.task_obs, self.task_index
+        if task_index is not None:
+            task_index = task_index[indices]
+            if indices.shape[0] < task_index_rows(self):
+                task_obs = jax.tree.map(lambda x: x[task_index], task_obs)
+                task_index = jnp.arange(indices.shape[0], dtype=jnp.int32)
+        return TrainingBatchJAX(
+            *episodes,
+            advantages=self.advantages[indices],
+            valid=self.valid[indices],
+            task_obs=task_obs,
+            task_index=task_index,
+        )
+
+
+def task_index_rows(batch: TrainingBatchJAX) -> int:
+    """``K``, the rows of the batch's task table (0 without one)."""
+    if batch.task_obs is None:
+        return 0
+    return jax.tree.leaves(batch.task_obs)[0].shape[0]
+
+
+def group_task_table(
+    obs: ArcObservation, group_size: int
+) -> tuple[ArcObservation, Int32[Array, " N"]]:
+    """``(task_obs, task_index)`` for group rollouts (``N = K * G`` episodes, groups
+    contiguous and starting identical): each group's first observation, and ``n // G``."""
+    episodes = jax.tree.leaves(obs)[0].shape[0]
+    task_obs = jax.tree.map(lambda x: x[::group_size, 0], obs)
+    return task_obs, jnp.arange(episodes, dtype=jnp.int32) // group_size
 
 
 def k3_kl(
@@ -50,30 +99,41 @@ def masked_mean(values: Float[Array, "..."], mask: Bool[Array, "..."]) -> Float3
 
 
 def policy_log_probs_and_entropy(
-    policy: AbstractPolicy, obs: ArcObservation, actions: AbstractAction
+    policy: AbstractPolicy,
+    obs: ArcObservation,
+    actions: AbstractAction,
+    task_obs: ArcObservation | None = None,
+    task_index: Int32[Array, " N"] | None = None,
 ) -> tuple[Float32[Array, "N T"], Float32[Array, "N T"]]:
     """Log-probabilities of ``actions`` and entropies, for every ``[N, T]`` step.
 
-    The demonstration pairs are encoded once per episode (from its first step).
+    The demonstration pairs are encoded once per row of the task table (``task_obs``,
+    ``task_index``: see :class:`TrainingBatchJAX`), or without one once per episode (from
+    its first step).
     """
+    if task_obs is None:
+        tasks = jax.vmap(policy.encode_task)(jax.tree.map(lambda x: x[:, 0], obs))
+    else:
+        encoded = jax.vmap(policy.encode_task)(task_obs)
+        tasks = jax.tree.map(lambda x: x[task_index], encoded)
 
-    def episode(obs_t, actions_t):
-        task = policy.encode_task(jax.tree.map(lambda x: x[0], obs_t))
-
+    def episode(obs_t, actions_t, task):
         def one(o, a):
             dist = policy.act(o, task)
             return dist.log_prob(a), dist.entropy()
 
         return jax.vmap(one)(obs_t, actions_t)
 
-    return jax.vmap(episode)(obs, actions)
+    return jax.vmap(episode)(obs, actions, tasks)
 
 
 def grpo_loss(
     policy: AbstractPolicy, batch: TrainingBatchJAX, config: GRPOConfig
 ) -> tuple[Float32[Array, ""], dict[str, Float32[Array, ""]]]:
     """The loss to minimise and its metrics (arrays)."""
-    log_probs, entropy = policy_log_probs_and_entropy(policy, batch.obs, batch.actions)
+    log_probs, entropy = policy_log_probs_and_entropy(
+        policy, batch.obs, batch.actions, batch.task_obs, batch.task_index
+    )
     log_ratio = log_probs - batch.old_log_probs
     ratio = jnp.exp(log_ratio)
     advantages = batch.advantages
@@ -85,8 +145,13 @@ def grpo_loss(
     loss = -surrogate + config.beta * kl - config.entropy_coef * mean_entropy
     extra = {}
     if config.in_context_coef > 0:  # static: no work when off
-        first_obs = jax.tree.map(lambda x: x[:, 0], batch.obs)
-        in_context = jnp.mean(jax.vmap(policy.in_context_loss)(first_obs))
+        if batch.task_obs is None:
+            first_obs = jax.tree.map(lambda x: x[:, 0], batch.obs)
+            in_context = jnp.mean(jax.vmap(policy.in_context_loss)(first_obs))
+        else:  # the same mean over episodes, each task's loss computed once
+            in_context = jnp.mean(
+                jax.vmap(policy.in_context_loss)(batch.task_obs)[batch.task_index]
+            )
         loss = loss + config.in_context_coef * in_context
         extra["in_context_loss"] = in_context
     clipped = (ratio < 1.0 - config.eps_low) | (ratio > 1.0 + config.eps_high)

@@ -11,9 +11,13 @@ from jaxtyping import Array, Float32, PRNGKeyArray
 class ConvHWC(eqx.Module):
     """A same-padded 2-D convolution on channels-last ``[H, W, C]`` inputs.
 
-    Computed as patches (the ``K*K`` shifted copies side by side) times a matrix: on XLA:CPU
-    a dot and its gradient are several times faster than ``conv_general_dilated`` and its
-    gradient at these sizes (a whole GRPO update went from ~1.8 s to ~0.25 s).
+    ``K x K`` kernels run as ``lax.conv_general_dilated`` (NHWC): the convolution kernel
+    builds its patches tile by tile in cache, where patches built as an array (the ``K*K``
+    shifted copies side by side, then one dot) are ``K*K`` times the input, which at a
+    training batch (512 grids of 8x8x54: 64 MB) no longer fits in cache; on the 2-core
+    machine the convolution and its two gradients were 4-10x faster than that dot at the
+    quick preset's trunk and predictor sizes (jaxlib 0.10; ``benchmarks/results/
+    train_step_quick.md``). ``1 x 1`` kernels are a plain dot.
     """
 
     weight: Float32[Array, "K K I O"]
@@ -28,13 +32,14 @@ class ConvHWC(eqx.Module):
 
     def __call__(self, x: Float32[Array, "H W I"]) -> Float32[Array, "H W O"]:
         size, _, in_channels, out_channels = self.weight.shape
-        height, width = x.shape[0], x.shape[1]
-        if size > 1:
-            pad = size // 2
-            padded = jnp.pad(x, ((pad, pad), (pad, pad), (0, 0)))
-            shifts = [(dy, dx) for dy in range(size) for dx in range(size)]
-            x = jnp.concatenate(
-                [padded[dy : dy + height, dx : dx + width] for dy, dx in shifts], axis=-1
-            )
-        weight = self.weight.reshape(size * size * in_channels, out_channels)
-        return jnp.einsum("hwi,io->hwo", x, weight) + self.bias[None, None, :]
+        if size == 1:
+            y = jnp.einsum("hwi,io->hwo", x, self.weight.reshape(in_channels, out_channels))
+        else:
+            y = jax.lax.conv_general_dilated(
+                x[None],
+                self.weight,
+                window_strides=(1, 1),
+                padding="SAME",
+                dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            )[0]
+        return y + self.bias[None, None, :]
