@@ -5,6 +5,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, Float32, PRNGKeyArray
 
 
@@ -31,15 +32,25 @@ class ConvHWC(eqx.Module):
         self.bias = jax.random.uniform(b_key, (out_channels,), jnp.float32, -scale, scale)
 
     def __call__(self, x: Float32[Array, "H W I"]) -> Float32[Array, "H W O"]:
-        size, _, in_channels, out_channels = self.weight.shape
-        if size == 1:
-            y = jnp.einsum("hwi,io->hwo", x, self.weight.reshape(in_channels, out_channels))
-        else:
-            y = jax.lax.conv_general_dilated(
-                x[None],
-                self.weight,
-                window_strides=(1, 1),
-                padding="SAME",
-                dimension_numbers=("NHWC", "HWIO", "NHWC"),
-            )[0]
-        return y + self.bias[None, None, :]
+        return _convolve(x, self.weight) + self.bias[None, None, :]
+
+    def partial(self, x: Float32[Array, "H W J"], channels: np.ndarray) -> Float32[Array, "H W O"]:
+        """The layer's response to input channels ``channels`` (static indices, in ``x``'s
+        order) alone, without the bias: a convolution is linear, so the sum over a split of
+        the input channels plus the bias is the whole layer."""
+        return _convolve(x, self.weight[:, :, channels, :])
+
+
+def _convolve(
+    x: Float32[Array, "H W I"], weight: Float32[Array, "K K I O"]
+) -> Float32[Array, "H W O"]:
+    size, _, in_channels, out_channels = weight.shape
+    if size == 1:
+        return jnp.einsum("hwi,io->hwo", x, weight.reshape(in_channels, out_channels))
+    return jax.lax.conv_general_dilated(
+        x[None],
+        weight,
+        window_strides=(1, 1),
+        padding="SAME",
+        dimension_numbers=("NHWC", "HWIO", "NHWC"),
+    )[0]

@@ -34,6 +34,13 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int8, PRNGKeyArray
 
+from jaxarc.agents.model.cell_features import (
+    CELL_FEATURES,
+    STEP_CHANNELS,
+    TASK_CHANNELS,
+    step_cells,
+    task_cells,
+)
 from jaxarc.agents.model.distributions import (
     MASKED_LOGIT,
     ActionDistribution,
@@ -50,7 +57,6 @@ from jaxarc.agents.model.features import (
     masked_mean,
     one_hot_padded,
     pair_statistics,
-    symmetric_views,
 )
 from jaxarc.agents.model.incontext import CellPredictionConfig, predict_cells
 from jaxarc.agents.model.layers import ConvHWC
@@ -71,7 +77,6 @@ from jaxarc.envs.types import ArcObservation
 from jaxarc.grid import operation_ids as ops
 
 STEP_FEATURES = 16
-CELL_FEATURES = 11 + 11 + 2 + 7 + 2 * NUM_ROLES + NUM_SYMMETRIES + NUM_COLOURS + 1
 WRONGNESS_FEATURES = 2  # largest and mean wrongness of the working grid's cells
 EVIDENCE_FLOOR = 1e-3  # log(floor + evidence) keeps "no evidence" finite
 # The scalar gates on hand-made evidence (paint, wrongness) are multiplied by this gain: with
@@ -127,6 +132,9 @@ class TaskEncoding(eqx.Module):
     roles: Float32[Array, "10 4"]
     colour_map: Float32[Array, "10 10"]  # P(output colour j | input colour i) in the demos
     cell_prediction: Float32[Array, "H W 10"]  # what each input cell becomes (incontext)
+    # ConvPolicy: its trunk's first layer on the per-episode cell channels (no bias); None:
+    # computed in act
+    trunk_input: Float32[Array, "H W C"] | None = None
 
 
 class AbstractPolicy(eqx.Module):
@@ -304,7 +312,10 @@ class ConvPolicy(AbstractCanvasPolicy):
                 obs.demo_mask,
                 self.prediction,
             )
-        return TaskEncoding(features, roles, colour_map, cell_prediction)
+        trunk_input = self.trunk[0].partial(
+            task_cells(obs.input_grid, roles, cell_prediction), TASK_CHANNELS
+        )
+        return TaskEncoding(features, roles, colour_map, cell_prediction, trunk_input)
 
     def in_context_loss(self, obs: ArcObservation) -> Float32[Array, ""]:
         """The learned predictor's leave-one-out loss on the shown pairs (0 without it)."""
@@ -348,45 +359,6 @@ class ConvPolicy(AbstractCanvasPolicy):
         features = jnp.concatenate(parts)
         return jax.nn.relu(self.context_mlp(features))
 
-    def _cell_features(
-        self, obs: ArcObservation, roles, prediction, wrong
-    ) -> Float32[Array, "F H W"]:
-        height, width = self.canvas
-        rows = jnp.broadcast_to(jnp.arange(height, dtype=jnp.int32)[:, None], self.canvas)
-        cols = jnp.broadcast_to(jnp.arange(width, dtype=jnp.int32)[None, :], self.canvas)
-        last_row, last_col = obs.grid_shape[0] - 1, obs.grid_shape[1] - 1
-        area = area_mask(obs.grid_shape, self.canvas)
-        position = jnp.stack(
-            [
-                rows.astype(jnp.float32) / height,
-                cols.astype(jnp.float32) / width,
-                (rows == 0).astype(jnp.float32),
-                (cols == 0).astype(jnp.float32),
-                (rows == last_row).astype(jnp.float32),
-                (cols == last_col).astype(jnp.float32),
-                area.astype(jnp.float32),
-            ]
-        )
-        grid_roles = jnp.where((obs.grid >= 0)[..., None], roles[jnp.maximum(obs.grid, 0)], 0.0)
-        input_roles = jnp.where(
-            (obs.input_grid >= 0)[..., None], roles[jnp.maximum(obs.input_grid, 0)], 0.0
-        )
-        mirrored = symmetric_views(obs.input_grid, obs.input_shape)
-        return jnp.concatenate(
-            [
-                one_hot_padded(obs.grid),
-                one_hot_padded(obs.input_grid),
-                (obs.grid != obs.input_grid)[None].astype(jnp.float32),
-                obs.clipboard_mask[None].astype(jnp.float32),
-                position,
-                jnp.moveaxis(grid_roles, -1, 0).astype(jnp.float32),
-                jnp.moveaxis(input_roles, -1, 0).astype(jnp.float32),
-                ((mirrored == obs.grid[None]) & area[None]).astype(jnp.float32),
-                jnp.moveaxis(prediction, -1, 0),
-                wrong[None],
-            ]
-        )
-
     def __call__(self, obs: ArcObservation) -> ActionDistribution:
         return self.act(obs, self.encode_task(obs))
 
@@ -402,13 +374,18 @@ class ConvPolicy(AbstractCanvasPolicy):
         mean_evidence = jnp.sum(paint_evidence, axis=(1, 2)) / cells  # [10]
         context = self._context(obs, task, wrongness)
         roles = task.roles
-        features = self._cell_features(obs, roles, task.cell_prediction, wrong)
-        x = jnp.moveaxis(features, 0, -1)  # [H, W, F]
-        for index, conv in enumerate(self.trunk):
-            x = conv(x)
-            if index == 0:
-                x = x + self.context_to_trunk(context)[None, None, :]
-            x = jax.nn.relu(x)
+        # the first layer: per-step channels now, per-episode ones from encode_task
+        # (jaxarc.agents.model.cell_features: the same convolution, split by channels)
+        trunk_input = task.trunk_input
+        if trunk_input is None:
+            trunk_input = self.trunk[0].partial(
+                task_cells(obs.input_grid, roles, task.cell_prediction), TASK_CHANNELS
+            )
+        x = self.trunk[0].partial(step_cells(obs, roles, wrong, self.canvas), STEP_CHANNELS)
+        x = x + trunk_input + self.trunk[0].bias + self.context_to_trunk(context)[None, None, :]
+        x = jax.nn.relu(x)
+        for conv in self.trunk[1:]:
+            x = jax.nn.relu(conv(x))
         pooled_mean = jnp.sum(jnp.where(area[..., None], x, 0.0), axis=(0, 1)) / cells
         pooled_max = jnp.max(jnp.where(area[..., None], x, -1e9), axis=(0, 1))
         op_logits = self.operation_mlp(jnp.concatenate([pooled_mean, pooled_max, context]))
