@@ -369,9 +369,9 @@ class ConvPolicy(AbstractCanvasPolicy):
         wrong = self._wrongness(obs, task, area)
         wrongness = jnp.stack([jnp.max(wrong), jnp.sum(wrong) / cells])
         # evidence for painting colour c at a cell: the cell is wrong and should become c
-        paint_evidence = wrong[None] * jnp.moveaxis(task.cell_prediction, -1, 0)  # [10, H, W]
-        best_evidence = jnp.max(paint_evidence, axis=(1, 2))  # [10]
-        mean_evidence = jnp.sum(paint_evidence, axis=(1, 2)) / cells  # [10]
+        paint_evidence = wrong[..., None] * task.cell_prediction  # [H, W, 10]
+        best_evidence = jnp.max(paint_evidence, axis=(0, 1))  # [10]
+        mean_evidence = jnp.sum(paint_evidence, axis=(0, 1)) / cells  # [10]
         context = self._context(obs, task, wrongness)
         roles = task.roles
         # the first layer: per-step channels now, per-episode ones from encode_task
@@ -420,47 +420,44 @@ class ConvPolicy(AbstractCanvasPolicy):
         )
         op_logits = jnp.where(obs.allowed_operations, op_logits + colour_part, MASKED_LOGIT)
 
-        maps = jnp.moveaxis(self.selection_heads(x), -1, 0)  # [heads * O, H, W]
+        # channels last until the end: [H, W, heads, O], one transpose to [heads, O, H*W]
+        maps = self.selection_heads(x).reshape(*self.canvas, -1, ops.NUM_OPERATIONS)
         maps = self._colour_equivariant_paint_maps(maps, obs.grid, task.colour_map, paint_evidence)
-        maps = jnp.where(area[None], maps, MASKED_LOGIT)
+        maps = jnp.where(area[..., None, None], maps, MASKED_LOGIT)
+        maps = jnp.transpose(maps, (2, 3, 0, 1))  # [heads, O, H, W]
         num_ops = ops.NUM_OPERATIONS
         if self.selection_format == "point":
             return PointDistribution(op_logits, maps.reshape(num_ops, -1), self.canvas[1])
         if self.selection_format == "bbox":
             flat = maps.reshape(2, num_ops, -1)
             return BboxDistribution(op_logits, flat[0], flat[1], self.canvas[1])
-        return MaskDistribution(op_logits, maps, area)
+        return MaskDistribution(op_logits, maps[0], area)
 
     def _colour_equivariant_paint_maps(
         self,
-        maps: Float32[Array, "K H W"],
+        maps: Float32[Array, "H W K O"],
         grid: Int8[Array, "H W"],
         colour_map: Float32[Array, "10 10"],
-        paint_evidence: Float32[Array, "10 H W"],
-    ) -> Float32[Array, "K H W"]:
-        """FILL_c / FLOOD_c selection maps shared by the ten colours ``c``.
+        paint_evidence: Float32[Array, "H W 10"],
+    ) -> Float32[Array, "H W K O"]:
+        """FILL_c / FLOOD_c selection maps shared by the ten colours ``c`` (``K`` heads of
+        ``O`` operation maps, channels last).
 
         The map of ``FILL_0`` (``FLOOD_0``) is the shared one; the colour ``c`` adds a learned
         mix of "the demonstrations turn this cell's colour into ``c``", "this cell is
         already ``c``" and the log of the in-context evidence that this wrong cell should
         become ``c``. A rule learned for one colour then holds for all ten.
         """
-        num_ops = ops.NUM_OPERATIONS
-        per_head = maps.reshape(-1, num_ops, *maps.shape[1:])
         colour = jnp.maximum(grid, 0).astype(jnp.int32)
-        turns_into = jnp.moveaxis(colour_map[colour], -1, 0)  # [10, H, W]
-        already = (colour[None] == jnp.arange(NUM_COLOURS)[:, None, None]).astype(jnp.float32)
+        turns_into = colour_map[colour]  # [H, W, 10]
+        already = jax.nn.one_hot(colour, NUM_COLOURS, dtype=jnp.float32)
+        log_evidence = jnp.log(EVIDENCE_FLOOR + paint_evidence)
         painted = []
         for family, first in enumerate((ops.FILL_0, ops.FLOOD_0)):
             weights = GATE_GAIN * self.paint_colour_weights[family]
-            bonus = (
-                weights[0] * turns_into
-                + weights[1] * already
-                + weights[2] * jnp.log(EVIDENCE_FLOOR + paint_evidence)
-            )
-            painted.append(per_head[:, first : first + 1] + bonus[None])
-        rest = per_head[:, 2 * NUM_COLOURS :]
-        return jnp.concatenate([*painted, rest], axis=1).reshape(maps.shape)
+            bonus = weights[0] * turns_into + weights[1] * already + weights[2] * log_evidence
+            painted.append(maps[..., first : first + 1] + bonus[:, :, None, :])
+        return jnp.concatenate([*painted, maps[..., 2 * NUM_COLOURS :]], axis=-1)
 
 
 def make_policy(
