@@ -10,7 +10,12 @@ Measured on the configuration of a preset (flags override its batch shape):
   sustained time, environment steps per second;
 * the environment alone: the environment work of an update's rollouts (B resets repeated G
   times, T steps of the B*G episodes) with uniformly random actions and no policy, as a
-  share of the update's time.
+  share of the update's time;
+* FLOPs (XLA's cost analysis of the compiled programs): of one surrogate step on the
+  training minibatch and its achieved FLOP/s, next to a float32 square matmul of about the
+  same FLOPs timed in the same run (the machine's practical peak); and the policy's FLOPs
+  per environment step (``encode_task`` once per episode, spread over its T steps, plus
+  ``act``).
 
 The lead's ``jaxarc bench`` module calls :func:`register_train_bench`.
 """
@@ -138,6 +143,111 @@ def _env_only_seconds(config: Any, repeats: int) -> tuple[float, float]:
     return first, sum(times) / len(times)
 
 
+def _flops(compiled: Any) -> float:
+    """FLOPs of a compiled ``jax.stages.Compiled`` (XLA's cost analysis)."""
+    cost = compiled.cost_analysis()
+    cost = cost[0] if isinstance(cost, list | tuple) else cost
+    return float(cost.get("flops", float("nan")))
+
+
+def step_flops(policy: Any, opt_state: Any, batch: Any, optimizer: Any, grpo: Any) -> float:
+    """FLOPs of one surrogate step on ``batch`` (the compiled program, forward + backward +
+    optimiser)."""
+    import equinox as eqx
+    import jax
+
+    from jaxarc.agents import surrogate_step
+
+    params, static = eqx.partition(policy, eqx.is_array)
+
+    def step(params, opt_state, batch):
+        policy, opt_state, metrics = surrogate_step(
+            eqx.combine(params, static), opt_state, batch, optimizer, grpo
+        )
+        return eqx.filter(policy, eqx.is_array), opt_state, metrics
+
+    return _flops(jax.jit(step).lower(params, opt_state, batch).compile())
+
+
+def policy_flops(policy: Any, obs: Any) -> tuple[float, float]:
+    """``(encode_task, act)`` FLOPs of ``policy`` on one observation (one environment)."""
+    import equinox as eqx
+    import jax
+
+    params, static = eqx.partition(policy, eqx.is_array)
+    rebuilt = lambda p: eqx.combine(p, static)  # noqa: E731
+    task = policy.encode_task(obs)
+    encode = jax.jit(lambda p, o: rebuilt(p).encode_task(o)).lower(params, obs).compile()
+    act = jax.jit(lambda p, o, t: jax.tree.leaves(rebuilt(p).act(o, t)))
+    return _flops(encode), _flops(act.lower(params, obs, task).compile())
+
+
+def matmul_reference(flops: float, repeats: int = 10) -> dict[str, float]:
+    """A float32 ``n x n`` matmul with about ``flops`` FLOPs (``2 n^3``; n in 64..4096):
+    ``{"n", "flops", "seconds", "flops_per_second"}``, the best of ``repeats`` calls after a
+    compiled warm-up."""
+    import jax
+    import jax.numpy as jnp
+
+    n = int(min(max(round((flops / 2.0) ** (1.0 / 3.0)), 64), 4096))
+    a = jax.random.normal(jax.random.key(0), (n, n), jnp.float32)
+    b = jax.random.normal(jax.random.key(1), (n, n), jnp.float32)
+    matmul = jax.jit(jnp.matmul)
+    jax.block_until_ready(matmul(a, b))
+    seconds = min(_timed(lambda: matmul(a, b))[1] for _ in range(repeats))
+    return {
+        "n": n,
+        "flops": 2.0 * n**3,
+        "seconds": seconds,
+        "flops_per_second": 2.0 * n**3 / seconds,
+    }
+
+
+def flops_measurements(
+    policy: Any, opt_state: Any, batch: Any, optimizer: Any, grpo: Any, step_seconds: float
+) -> dict[str, Any]:
+    """The FLOP figures of the table: the surrogate step's FLOPs on ``batch`` (a training
+    minibatch, ``[N, T]``) and its achieved FLOP/s given its measured ``step_seconds``, a
+    same-run matmul of about the same FLOPs, and the policy's FLOPs per environment step."""
+    import jax
+
+    flops = step_flops(policy, opt_state, batch, optimizer, grpo)
+    achieved = flops / step_seconds
+    matmul = matmul_reference(flops)
+    steps = batch.valid.shape[1]
+    encode, act = policy_flops(policy, jax.tree.map(lambda x: x[0, 0], batch.obs))
+    return {
+        "step_flops": flops,
+        "step_flops_per_second": achieved,
+        "matmul": matmul,
+        "step_vs_matmul": achieved / matmul["flops_per_second"],
+        "policy_encode_task_flops": encode,
+        "policy_act_flops": act,
+        "policy_flops_per_env_step": encode / steps + act,
+    }
+
+
+def flops_rows(results: dict[str, Any]) -> list[tuple[str, str]]:
+    """The table rows of :func:`flops_measurements`' figures."""
+    r, m = results, results["matmul"]
+    steps = r["config"]["max_episode_steps"]
+    return [
+        ("surrogate step FLOPs (XLA cost analysis)", f"{r['step_flops'] / 1e9:.2f} GFLOP"),
+        ("surrogate step achieved FLOP/s", f"{r['step_flops_per_second'] / 1e9:.1f} GFLOP/s"),
+        (
+            "same-run float32 matmul (practical peak)",
+            f"{m['n']}x{m['n']}: {m['flops_per_second'] / 1e9:.1f} GFLOP/s",
+        ),
+        ("surrogate step / matmul FLOP/s", f"{r['step_vs_matmul']:.1%}"),
+        (
+            "policy FLOPs per env step (encode_task / T + act)",
+            f"{r['policy_flops_per_env_step'] / 1e6:.2f} MFLOP "
+            f"({r['policy_encode_task_flops'] / 1e6:.1f} / {steps} "
+            f"+ {r['policy_act_flops'] / 1e6:.2f})",
+        ),
+    ]
+
+
 def run_train_benchmark(
     config: Any,
     *,
@@ -206,6 +316,15 @@ def run_train_benchmark(
             }
         )
     training_step = step_rows[-1]
+    log("FLOPs (XLA cost analysis) and a same-run matmul ...")
+    flops = flops_measurements(
+        policy,
+        opt_state,
+        full_batch.take(jnp.arange(minibatch)),
+        optimizer,
+        config.grpo,
+        training_step["compiled_seconds"],
+    )
 
     log("whole update (make_train) ...")
     init, update = make_train(config, make_data_mesh())
@@ -240,6 +359,7 @@ def run_train_benchmark(
         "step_eager_seconds": training_step["eager_seconds"],
         "step_speedup": training_step["speedup"],
         "step_by_minibatch": step_rows,
+        **flops,
         "rollout_first_call_seconds": rollout_first_s,
         "rollout_seconds": rollout_s,
         "rollout_share": rollout_s / update_s,
@@ -284,6 +404,7 @@ def format_table(results: dict[str, Any]) -> str:
                 f"= {row['speedup']:.0f}x",
             )
         )
+    rows += flops_rows(r)
     rows += [
         ("update (rollouts + all steps), first call", f"{r['update_first_call_seconds']:.1f} s"),
         ("update, sustained", f"{r['update_seconds'] * 1e3:.1f} ms"),

@@ -382,7 +382,8 @@ class ConvPolicy(AbstractCanvasPolicy):
                 task_cells(obs.input_grid, roles, task.cell_prediction), TASK_CHANNELS
             )
         x = self.trunk[0].partial(step_cells(obs, roles, wrong, self.canvas), STEP_CHANNELS)
-        x = x + trunk_input + self.trunk[0].bias + self.context_to_trunk(context)[None, None, :]
+        bias = self.trunk[0].bias + self.context_to_trunk(context)
+        x = x + trunk_input + bias[None, None, :]
         x = jax.nn.relu(x)
         for conv in self.trunk[1:]:
             x = jax.nn.relu(conv(x))
