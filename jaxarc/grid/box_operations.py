@@ -31,8 +31,8 @@ from jax import lax
 from jaxtyping import Array, Bool, Int8, Int32, UInt32
 
 from jaxarc.grid import operation_ids as ops
-from jaxarc.grid.bit_rows import WORD_BITS, check_width, pack_columns, unpack_columns_flat
-from jaxarc.grid.flood_fill import flood_seed_words
+from jaxarc.grid.bit_rows import WORD_BITS, check_width, pack_columns, unpack_stream_flat
+from jaxarc.grid.flood_rows import flood_box_rows, flood_seed_rows
 from jaxarc.grid.fusion_barrier import materialize, materialize_array
 from jaxarc.grid.geometry import SelectionBox, orient_window
 from jaxarc.grid.lanes import where_flagged
@@ -101,9 +101,8 @@ def apply_box_operation(
     )
     op = jnp.asarray(operation, jnp.int32)
     floods = _in_range(op, ops.FLOOD_0, ops.FLOOD_0 + 9)
-    column = jnp.arange(width, dtype=jnp.int32)
-    in_columns = (column >= box.left) & (column <= box.right) & floods
-    seeds = jnp.where(in_columns, _bit_span(box.top, box.bottom), jnp.uint32(0))
+    limits = jnp.stack([box.top, box.bottom, box.left, box.right])
+    region = flood_box_rows(state.grid, limits, floods)  # cell stream words, 0 unless flooding
     return _apply_flat(
         state,
         op,
@@ -111,7 +110,7 @@ def apply_box_operation(
         raw_any,
         jnp.stack([raw_bottom, raw_right]),
         None,
-        seeds,
+        region,
         input_grid,
         input_shape,
     )
@@ -150,9 +149,10 @@ def apply_mask_operation(
     raw_box, box = _box_of_words(raw_words, height), _box_of_words(words, height)
     floods = _in_range(op, ops.FLOOD_0, ops.FLOOD_0 + 9)
     seeds = jnp.where(floods, words, jnp.uint32(0))
+    region = flood_seed_rows(state.grid, seeds)  # cell stream words, 0 unless flooding
     raw_corner = jnp.stack([raw_box.bottom, raw_box.right])
     return _apply_flat(
-        state, op, box, raw_box.bottom >= 0, raw_corner, selected, seeds, input_grid, input_shape
+        state, op, box, raw_box.bottom >= 0, raw_corner, selected, region, input_grid, input_shape
     )
 
 
@@ -197,7 +197,7 @@ def _apply_flat(
     raw_any: Bool[Array, ""],
     raw_corner: Int32[Array, "2"],
     selected: Bool[Array, " C"] | None,
-    seeds: UInt32[Array, " W"],
+    region: UInt32[Array, " M"],
     input_grid: Int8[Array, "H W"],
     input_shape: Int32[Array, "2"],
 ) -> GridState:
@@ -260,7 +260,6 @@ def _apply_flat(
             "variant": mapping.variant(),
         }
     )
-    region = flood_seed_words(state.grid, seeds)  # [W] words, 0 unless flooding
     rows = jnp.asarray(np.repeat(np.arange(height), width), jnp.int8)
     cols = jnp.asarray(np.tile(np.arange(width), height), jnp.int8)
 
@@ -282,7 +281,7 @@ def _apply_flat(
     clipboard = state.clipboard.reshape(cells)
     clipboard_mask = state.clipboard_mask.reshape(cells)
 
-    flooded = unpack_columns_flat(region, height) != 0
+    flooded = unpack_stream_flat(region, cells) != 0
     painted = (selected & plan["fill"]) | flooded
     source_marked = jnp.where(plan["paste"], clipboard_mask, selected)
     source_values = jnp.where(plan["paste"], clipboard, grid)
