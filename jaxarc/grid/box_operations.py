@@ -34,7 +34,7 @@ from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.bit_rows import WORD_BITS, check_width, pack_columns, unpack_stream_flat
 from jaxarc.grid.flood_rows import flood_box_rows, flood_seed_rows
 from jaxarc.grid.fusion_barrier import materialize, materialize_array
-from jaxarc.grid.geometry import SelectionBox, orient_window
+from jaxarc.grid.geometry import CoordinateMap, SelectionBox, orient_window
 from jaxarc.grid.lanes import where_flagged
 from jaxarc.grid.operations import GridState, coordinate_map
 
@@ -173,6 +173,30 @@ def _clipboard_of(
     return values, in_mapped & (shifted >= jnp.int8(_MARK))
 
 
+def _shifted_source(
+    mapping: CoordinateMap,
+    paste: Bool[Array, ""],
+    grid: Int8[Array, " C"],
+    clipboard: Int8[Array, " C"],
+    clipboard_mask: Bool[Array, " C"],
+    selection: Bool[Array, " C"] | Int8[Array, "4"],
+    height: int,
+    width: int,
+) -> Int8[Array, " S"]:
+    """The coordinate map's shifted window of the packed source: the clipboard (PASTE) or
+    the grid, ``+ _MARK`` where its mask or the selection is set. ``selection`` is a flat mask
+    or a rectangle's inclusive limits (``top, bottom, left, right``)."""
+    if selection.shape == (4,):
+        rows = jnp.asarray(np.repeat(np.arange(height), width), jnp.int8)
+        cols = jnp.asarray(np.tile(np.arange(width), height), jnp.int8)
+        top, bottom, left, right = (selection[k] for k in range(4))
+        selection = (rows >= top) & (rows <= bottom) & (cols >= left) & (cols <= right)
+    marked = jnp.where(paste, clipboard_mask, selection)
+    values = jnp.where(paste, clipboard, grid)
+    packed = jnp.maximum(values, jnp.int8(0)) + jnp.where(marked, jnp.int8(_MARK), jnp.int8(0))
+    return mapping.shift_flat(packed, height, width)
+
+
 def _box_of_words(words: UInt32[Array, " W"], height: int) -> SelectionBox:
     """:meth:`SelectionBox.of` of the mask whose column words are ``words``."""
     width = words.shape[0]
@@ -273,7 +297,8 @@ def _apply_flat(
         & (cols >= box_limits[2])
         & (cols <= box_limits[3])
     )
-    if selected is None:
+    box_selection = selected is None
+    if box_selection:
         selected = in_box
     in_mapped = _in_rect(rows, cols, mapped_limits)
     old_active, base_active, new_active = area(plan["old"]), area(plan["base"]), area(plan["new"])
@@ -283,20 +308,21 @@ def _apply_flat(
 
     flooded = unpack_stream_flat(region, cells) != 0
     painted = (selected & plan["fill"]) | flooded
-    source_marked = jnp.where(plan["paste"], clipboard_mask, selected)
-    source_values = jnp.where(plan["paste"], clipboard, grid)
-    packed = jnp.maximum(source_values, jnp.int8(0)) + jnp.where(
-        source_marked, jnp.int8(_MARK), jnp.int8(0)
-    )
     # The coordinate map, only for the environments that use it (MOVE, ROTATE, FLIP, COPY,
-    # CUT, PASTE: 11 of 35 operations): one shifted window of the flat canvas, then the flip
-    # or rotation only for those that rotate or flip (translations read the window itself).
+    # CUT, PASTE: 11 of 35 operations): the source (colour + _MARK where selected) packed and
+    # one shifted window of it, then the flip or rotation only for those that rotate or flip
+    # (translations read the window itself). Other environments never read the window (they
+    # place nothing and copy nothing): they keep their grid there, which costs nothing.
     uses_map = plan["places"] | plan["copies"]
+    # A rectangle's selection is rebuilt from its limits inside (not materialised per cell).
+    selection = box_limits if box_selection else selected
+    source = (plan["paste"], grid, clipboard, clipboard_mask, selection)
+    # (fn may close over static values only: the canvas constants are rebuilt inside it)
+    shift = lambda *args: _shifted_source(*args, height, width)  # noqa: E731
     if side == height == width:  # the window is the flat canvas (else it is square-padded)
-        shift = lambda mapping, source: mapping.shift_flat(source, height, width)  # noqa: E731
-        shifted = where_flagged(uses_map, shift, packed, plan["map"], packed)
+        shifted = where_flagged(uses_map, shift, grid, plan["map"], *source)
     else:
-        shifted = plan["map"].shift_flat(packed, height, width)
+        shifted = shift(plan["map"], *source)
     window = shifted.reshape(side, side)
     oriented = orient_window(window, plan["variant"])[:height, :width].reshape(cells)
     shifted = window[:height, :width].reshape(cells)
