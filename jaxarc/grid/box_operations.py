@@ -312,7 +312,7 @@ def _apply_flat(
     # CUT, PASTE: 11 of 35 operations): the source (colour + _MARK where selected) packed and
     # one shifted window of it, then the flip or rotation only for those that rotate or flip
     # (translations read the window itself). Other environments never read the window (they
-    # place nothing and copy nothing): they keep their grid there, which costs nothing.
+    # place nothing and copy nothing): zeros there (a fresh buffer: the grid would be copied).
     uses_map = plan["places"] | plan["copies"]
     # A rectangle's selection is rebuilt from its limits inside (not materialised per cell).
     selection = box_limits if box_selection else selected
@@ -320,7 +320,7 @@ def _apply_flat(
     # (fn may close over static values only: the canvas constants are rebuilt inside it)
     shift = lambda *args: _shifted_source(*args, height, width)  # noqa: E731
     if side == height == width:  # the window is the flat canvas (else it is square-padded)
-        shifted = where_flagged(uses_map, shift, grid, plan["map"], *source)
+        shifted = where_flagged(uses_map, shift, jnp.zeros_like(grid), plan["map"], *source)
     else:
         shifted = shift(plan["map"], *source)
     window = shifted.reshape(side, side)

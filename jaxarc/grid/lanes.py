@@ -41,13 +41,13 @@ def where_flagged(flag: Bool[Array, ""], fn: Callable, default: PyTree, *args: A
 
         flag, default, args = jax.tree.map(batch, (flag, default, args), tuple(in_batched))
 
-        def compute(lanes):
+        def compute(lanes, current):
             new = jax.vmap(fn)(*jax.tree.map(lambda x: x[lanes], args))
             keep = flag[lanes]
             return jax.tree.map(
-                lambda a, d: jnp.where(keep.reshape((-1,) + (1,) * (a.ndim - 1)), a, d[lanes]),
+                lambda a, d: jnp.where(keep.reshape((-1,) + (1,) * (a.ndim - 1)), a, d),
                 new,
-                default,
+                current,
             )
 
         out = for_flagged_lanes(flag, compute, default)
@@ -58,18 +58,21 @@ def where_flagged(flag: Bool[Array, ""], fn: Callable, default: PyTree, *args: A
 
 def for_flagged_lanes(
     flagged: Bool[Array, " B"],
-    compute: Callable[[Int32[Array, " K"]], PyTree],
+    compute: Callable[[Int32[Array, " K"], PyTree], PyTree],
     default: PyTree,
 ) -> PyTree:
     """``default`` (a pytree of ``[B, ...]`` arrays) with the rows of the ``flagged`` lanes
-    replaced by ``compute(lanes)`` (``[len(lanes), ...]``, one row per lane index given).
+    replaced by ``compute(lanes, rows)`` (``[len(lanes), ...]``, one row per lane index
+    given; ``rows`` are those lanes' rows of the result so far).
 
-    ``compute`` must give an unflagged lane its ``default`` row: the last chunk is padded
+    ``compute`` must give an unflagged lane its row of ``rows`` back: the last chunk is padded
     with lane 0, whose row is then recomputed (flagged) or rewritten unchanged (unflagged).
+    Reading the rows so far rather than ``default`` lets XLA update ``default``'s buffer in
+    place (read as well, it would copy it into the loop first: ~0.15 ms per [4096, 900]).
     """
     lanes = flagged.shape[0]
     if lanes <= CHUNK:
-        return compute(jnp.arange(lanes, dtype=jnp.int32))
+        return compute(jnp.arange(lanes, dtype=jnp.int32), default)
     padded = -(-lanes // CHUNK) * CHUNK
     rank = jnp.cumsum(flagged.astype(jnp.int32)) - 1
     slot = jnp.where(flagged, rank, padded)
@@ -82,6 +85,7 @@ def for_flagged_lanes(
 
     def chunk_rows(chunk, out):
         lanes_now = lax.dynamic_slice(order, (chunk * CHUNK,), (CHUNK,))
-        return jax.tree.map(lambda o, n: o.at[lanes_now].set(n), out, compute(lanes_now))
+        rows = compute(lanes_now, jax.tree.map(lambda o: o[lanes_now], out))
+        return jax.tree.map(lambda o, n: o.at[lanes_now].set(n), out, rows)
 
     return lax.fori_loop(0, num_chunks, chunk_rows, default)
