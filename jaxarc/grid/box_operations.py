@@ -12,8 +12,9 @@ on XLA:CPU) and computes the flood fill's link words for every environment. Here
   box, its flood seeds (one word per column) and RESIZE's corner are scalar arithmetic;
   a mask's box comes from its column words (``clz``/``ctz`` of their OR), not reductions
   over the cells;
-* the flood fill packs and links only the grids of the environments that flood
-  (:func:`~jaxarc.grid.flood_fill.flood_seed_words`).
+* the flood fill reads only the grids of the environments that flood, and returns the
+  region as a cell stream that the flat pass unpacks with shifts
+  (:mod:`jaxarc.grid.flood_rows`).
 
 The coordinate-map family (MOVE, ROTATE, FLIP, COPY, CUT, PASTE) reads through the same
 :class:`~jaxarc.grid.geometry.CoordinateMap` as the generic path. Results are the
