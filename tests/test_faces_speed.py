@@ -26,6 +26,7 @@ from gymnax.environments.environment import Environment
 
 from jaxarc.data.generators import make_generator
 from jaxarc.envs import CONTEXT_FIELDS, batch_reset, batch_step, episode_context
+from jaxarc.grid.lanes import CHUNK
 from jaxarc.gym import ArcGymnasiumVectorEnv
 from jaxarc.gym.spaces import action_from_gymnasium
 from jaxarc.gymnax import build_environment
@@ -51,7 +52,7 @@ def _small_env(fmt: str, **options):
     )
 
 
-def _rollouts_agree(env, params):
+def _rollouts_agree(env, params, batch=BATCH):
     """Random episodes through both steps from the same keys; every output equal."""
     space = env.action_space(params)
     generic = jax.vmap(
@@ -61,13 +62,13 @@ def _rollouts_agree(env, params):
 
     @jax.jit
     def both(key):
-        _, state = jax.vmap(env.reset, (0, None))(jax.random.split(key, BATCH), params)
+        _, state = jax.vmap(env.reset, (0, None))(jax.random.split(key, batch), params)
 
         def body(carry, key):
             s_generic, s_fast = carry
             act_key, step_key = jax.random.split(key)
-            action = jax.vmap(space.sample)(jax.random.split(act_key, BATCH))
-            keys = jax.random.split(step_key, BATCH)
+            action = jax.vmap(space.sample)(jax.random.split(act_key, batch))
+            keys = jax.random.split(step_key, batch)
             out_generic = generic(keys, s_generic, action, params)
             out_fast = fast(keys, s_fast, action, params)
             return (out_generic[1], out_fast[1]), (out_generic, out_fast)
@@ -86,6 +87,13 @@ def _rollouts_agree(env, params):
 @pytest.mark.parametrize("fmt", ["point", "bbox", "mask"])
 def test_fast_gymnax_step_equals_the_generic_step_on_a_bank(fmt):
     _rollouts_agree(*_small_env(fmt))
+
+
+def test_fast_gymnax_step_resets_only_finished_lanes_across_several_chunks():
+    # 300 environments: the finished ones are reset 128 at a time (grid.lanes.CHUNK), so
+    # the gathered chunks, the padded last chunk and the lanes left alone are all exercised.
+    assert 2 * CHUNK < 300
+    _rollouts_agree(*_small_env("point"), batch=300)
 
 
 def test_fast_gymnax_step_equals_the_generic_step_on_a_task_pool():
