@@ -100,9 +100,10 @@ def test_fast_gymnax_step_resets_only_finished_lanes_across_several_chunks():
     _rollouts_agree(*_small_env("point"), batch=300)
 
 
-def test_fast_gymnax_step_equals_the_generic_step_on_a_task_pool():
+@pytest.mark.parametrize("task_pool", [16, 0])  # 0: a generation per (finished lane's) reset
+def test_fast_gymnax_step_equals_the_generic_step_on_a_task_pool(task_pool):
     env, params = build_environment(
-        make_generator("gen/easy"), name="gen", max_episode_steps=3, task_pool=16
+        make_generator("gen/easy"), name="gen", max_episode_steps=3, task_pool=task_pool
     )
     _rollouts_agree(env, params)
 
