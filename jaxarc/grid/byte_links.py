@@ -92,17 +92,23 @@ def _rows_of_stream(stream: UInt32[Array, "M K"], height: int, width: int) -> UI
 def stream_of_rows(rows: UInt32[Array, "H K"], width: int) -> UInt32[Array, "M K"]:
     """The cell stream of row words (inverse of :func:`_rows_of_stream`): bit ``i % 32`` of
     word ``i // 32`` is cell ``i`` of the flat ``H * width`` canvas; ``M = ceil(H * W / 32)``.
-    Each stream word ORs the (at most three) shifted rows that overlap it."""
+    Stream word ``m`` ORs the (at most three, as ``width >= 11`` or fewer rows) shifted rows
+    that overlap it, read with constant indices (one elementwise pass, not ``M`` pieces)."""
     height = rows.shape[0]
-    words = []
-    for m in range(-(-height * width // 32)):
-        word = None
-        for r in range(32 * m // width, min(height, (32 * m + 31) // width + 1)):
-            shift = width * r - 32 * m
-            part = rows[r] << _U(shift) if shift >= 0 else rows[r] >> _U(-shift)
-            word = part if word is None else word | part
-        words.append(word)
-    return jnp.stack(words)
+    count = -(-height * width // 32)
+    rows = jnp.concatenate([rows, jnp.zeros_like(rows[:1])])  # row ``height``: nothing
+    word = None
+    for part in range(-(-32 // width) + 1):  # rows overlapping a 32-bit span
+        first = np.arange(count) * 32 // width + part
+        shift = first * width - 32 * np.arange(count)  # where the row starts in the word
+        source = np.minimum(first, height)
+        left = jnp.asarray(np.clip(shift, 0, 32) % 32, _U)[:, None]
+        right = jnp.asarray(np.clip(-shift, 0, 32) % 32, _U)[:, None]
+        valid = jnp.asarray((shift < 32) & (shift > -width) & (first < height))[:, None]
+        piece = (rows[source] << left) >> right
+        piece = jnp.where(valid, piece, _U(0))
+        word = piece if word is None else word | piece
+    return word
 
 
 def row_link_words(
