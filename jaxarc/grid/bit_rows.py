@@ -75,15 +75,6 @@ def unpack_columns_flat(words: UInt32[Array, " W"], height: int) -> Int8[Array, 
     return bits.astype(jnp.int8).reshape(height * words.shape[0])
 
 
-def unpack_rows_flat(words: UInt32[Array, " H"], width: int) -> Int8[Array, " C"]:
-    """Row words (bit ``c`` of ``words[r]`` = cell ``(r, c)``) as 0/1 bytes of the flattened
-    ``(H * width)`` canvas; like :func:`unpack_columns_flat`, one broadcast that fuses into
-    its consumer's flat loop."""
-    shifts = jnp.arange(width, dtype=jnp.uint32)[None, :]
-    bits = jnp.right_shift(words[:, None], shifts) & jnp.uint32(1)
-    return bits.astype(jnp.int8).reshape(words.shape[0] * width)
-
-
 def unpack_stream_flat(words: UInt32[Array, " M"], cells: int) -> Int8[Array, " C"]:
     """A cell stream (bit ``i % 32`` of ``words[i // 32]`` = cell ``i`` of the flat canvas) as
     0/1 bytes of the first ``cells`` cells. Fused into a flat loop over the canvas, the word
