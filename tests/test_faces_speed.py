@@ -24,8 +24,13 @@ import pytest
 from gym_helpers import SMALL_ID, small_bank
 from gymnax.environments.environment import Environment
 
+from jaxarc.benchmarking.env_throughput import _random_actions
+from jaxarc.benchmarking.face_throughput import in_play
 from jaxarc.data.generators import make_generator
 from jaxarc.envs import CONTEXT_FIELDS, batch_reset, batch_step, episode_context
+from jaxarc.envs.structured_actions import PointAction
+from jaxarc.grid.lanes import CHUNK
+from jaxarc.grid.operation_ids import SUBMIT
 from jaxarc.gym import ArcGymnasiumVectorEnv
 from jaxarc.gym.spaces import action_from_gymnasium
 from jaxarc.gymnax import build_environment
@@ -51,7 +56,7 @@ def _small_env(fmt: str, **options):
     )
 
 
-def _rollouts_agree(env, params):
+def _rollouts_agree(env, params, batch=BATCH):
     """Random episodes through both steps from the same keys; every output equal."""
     space = env.action_space(params)
     generic = jax.vmap(
@@ -61,13 +66,13 @@ def _rollouts_agree(env, params):
 
     @jax.jit
     def both(key):
-        _, state = jax.vmap(env.reset, (0, None))(jax.random.split(key, BATCH), params)
+        _, state = jax.vmap(env.reset, (0, None))(jax.random.split(key, batch), params)
 
         def body(carry, key):
             s_generic, s_fast = carry
             act_key, step_key = jax.random.split(key)
-            action = jax.vmap(space.sample)(jax.random.split(act_key, BATCH))
-            keys = jax.random.split(step_key, BATCH)
+            action = jax.vmap(space.sample)(jax.random.split(act_key, batch))
+            keys = jax.random.split(step_key, batch)
             out_generic = generic(keys, s_generic, action, params)
             out_fast = fast(keys, s_fast, action, params)
             return (out_generic[1], out_fast[1]), (out_generic, out_fast)
@@ -88,9 +93,17 @@ def test_fast_gymnax_step_equals_the_generic_step_on_a_bank(fmt):
     _rollouts_agree(*_small_env(fmt))
 
 
-def test_fast_gymnax_step_equals_the_generic_step_on_a_task_pool():
+def test_fast_gymnax_step_resets_only_finished_lanes_across_several_chunks():
+    # 300 environments: the finished ones are reset 128 at a time (grid.lanes.CHUNK), so
+    # the gathered chunks, the padded last chunk and the lanes left alone are all exercised.
+    assert 2 * CHUNK < 300
+    _rollouts_agree(*_small_env("point"), batch=300)
+
+
+@pytest.mark.parametrize("task_pool", [16, 0])  # 0: a generation per (finished lane's) reset
+def test_fast_gymnax_step_equals_the_generic_step_on_a_task_pool(task_pool):
     env, params = build_environment(
-        make_generator("gen/easy"), name="gen", max_episode_steps=3, task_pool=16
+        make_generator("gen/easy"), name="gen", max_episode_steps=3, task_pool=task_pool
     )
     _rollouts_agree(env, params)
 
@@ -106,6 +119,23 @@ def test_action_sampler_is_valid_allowed_and_deterministic():
         _assert_trees_equal(actions, jax.vmap(space.sample)(keys))
     rows = np.asarray(actions.selection).reshape(512, -1)
     assert 0.4 < rows.mean() < 0.6 and len({r.tobytes() for r in rows}) == 512
+
+
+def test_face_benchmark_compares_like_with_like():
+    # The benchmark's core row draws the operations the action space draws and keeps every
+    # episode in play (a finished episode's step is a no-op, so without this the core would
+    # time no-ops against the face's real steps).
+    env, params = _small_env("point", allowed_operations=[2, 5, 34])
+    actions = _random_actions(jax.random.key(0), 512, env.config, None)
+    assert set(np.asarray(actions.operation).tolist()) == {2, 5, 34}
+    _, states = jax.vmap(env.reset, (0, None))(jax.random.split(jax.random.key(1), 4), params)
+    submit = PointAction(*(jnp.full((4,), v, jnp.int32) for v in (SUBMIT, 0, 0)))
+    done, *_ = batch_step(states, submit, env.config)
+    assert np.asarray(done.terminated).all()
+    again = in_play(done)
+    assert not np.asarray(again.terminated | again.truncated).any()
+    assert (np.asarray(again.step_count) == 0).all()
+    _assert_trees_equal(again.grid, done.grid)
 
 
 def test_generated_resets_choose_pool_tasks_and_refresh_replaces_the_pool():

@@ -14,14 +14,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from env_helpers import random_grids, step_parity_bank
-from numpy_reference import same_colour_region
 
 from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.structured_actions import BboxAction
-from jaxarc.grid.bit_rows import pack_columns, unpack_columns
 from jaxarc.grid.box_operations import apply_box_operation, apply_mask_operation
-from jaxarc.grid.flood_fill import SEED_WORDS_CHUNK, flood_seed_words
+from jaxarc.grid.flood_rows import CHUNK as FLOOD_CHUNK
 from jaxarc.grid.lanes import CHUNK
 from jaxarc.grid.operations import GridState, apply_operation
 
@@ -100,7 +98,7 @@ def test_large_batches_take_the_chunked_lanes_and_match_generic(fmt) -> None:
     """Above ``CHUNK`` environments the coordinate-map window, the flips/rotations, the
     clipboard and the flood run only on the environments that use them, in several chunks
     (most environments here use them): still the generic path's states."""
-    batch, canvas = 3 * max(CHUNK, SEED_WORDS_CHUNK) + 5, (30, 30)
+    batch, canvas = 3 * max(CHUNK, FLOOD_CHUNK) + 5, (30, 30)
     rng = np.random.default_rng(21)
     grids = rng.integers(0, 3, (batch, *canvas)).astype(np.int8)
     shapes = rng.integers(10, 31, (batch, 2)).astype(np.int32)
@@ -122,25 +120,6 @@ def test_large_batches_take_the_chunked_lanes_and_match_generic(fmt) -> None:
             want, have = np.asarray(getattr(generic, field)), np.asarray(getattr(fast, field))
             bad = np.nonzero((want != have).reshape(batch, -1).any(axis=1))[0]
             assert bad.size == 0, f"step {step} {field}: envs {bad[:4]}"
-
-
-def test_large_batches_flood_only_seeded_environments_correctly() -> None:
-    """Above the chunk size only the seeded environments are gathered and linked: every seeded
-    env gets the union of its seeds' BFS regions (seeds of several colours), others nothing."""
-    batch = SEED_WORDS_CHUNK * 2 + 37
-    rng = np.random.default_rng(9)
-    grids = rng.integers(0, 3, (batch, 12, 12)).astype(np.int8)
-    seeds = (rng.random((batch, 12, 12)) < 0.02) & (rng.random((batch, 1, 1)) < 0.6)
-    regions = jax.jit(jax.vmap(flood_seed_words))(
-        jnp.asarray(grids), pack_columns(jnp.asarray(seeds))
-    )
-    masks = np.asarray(unpack_columns(regions, 12))
-    for b in range(batch):
-        expected = np.zeros((12, 12), bool)
-        for start in zip(*np.nonzero(seeds[b]), strict=True):
-            for cell in same_colour_region(grids[b], (int(start[0]), int(start[1]))):
-                expected[cell] = True
-        np.testing.assert_array_equal(masks[b], expected, f"env {b}")
 
 
 def _leaves(tree):

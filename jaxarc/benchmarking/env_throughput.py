@@ -46,6 +46,8 @@ class ThroughputRow:
 def _random_actions(key, batch: int, config: JaxArcConfig, mask_pool):
     """Uniformly random valid actions for ``batch`` environments, from two random words each.
 
+    The operation is uniform over the config's allowed operations (all 35 by default).
+
     Mixed-radix digits of 32-bit words (bias below 1e-4): the first word gives the operation,
     row and column, the second the other bbox corner and the mask-pool entry. One ``bits``
     draw is about five times cheaper than ``randint`` per field, which matters here: the
@@ -61,7 +63,10 @@ def _random_actions(key, batch: int, config: JaxArcConfig, mask_pool):
             word = word // jnp.uint32(radix)
         return out
 
-    operation, row, col = digits(words[0], (NUM_OPERATIONS, height, width))
+    allowed = config.action.allowed_ids
+    operation, row, col = digits(words[0], (len(allowed), height, width))
+    if len(allowed) < NUM_OPERATIONS:  # the allowed operations only, as the action space samples
+        operation = jnp.asarray(allowed, jnp.int32)[operation]
     row2, col2, pool_index = digits(words[1], (height, width, MASK_POOL))
     fmt = config.action.selection_format
     if fmt == "point":

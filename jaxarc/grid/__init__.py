@@ -2,8 +2,9 @@
 
 A leaf layer: it imports nothing else from jaxarc. ``operation_ids`` names the
 operations; ``operations`` / ``point_operations`` / ``box_operations`` apply them (generic,
-point-specialised, and bbox/mask on the flat canvas); ``flood_fill``, ``bit_rows``,
-``geometry``, ``lanes`` and ``fusion_barrier`` are their building blocks.
+point-specialised, and bbox/mask on the flat canvas); ``flood_fill``, ``flood_rows``,
+``byte_links``, ``bit_rows``, ``geometry``, ``lanes`` and ``fusion_barrier`` are their
+building blocks.
 """
 
 from jaxarc.grid import operation_ids

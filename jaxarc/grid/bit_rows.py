@@ -73,3 +73,12 @@ def unpack_columns_flat(words: UInt32[Array, " W"], height: int) -> Int8[Array, 
     shifts = jnp.arange(height, dtype=jnp.uint32)[:, None]
     bits = jnp.right_shift(words[None, :], shifts) & jnp.uint32(1)
     return bits.astype(jnp.int8).reshape(height * words.shape[0])
+
+
+def unpack_stream_flat(words: UInt32[Array, " M"], cells: int) -> Int8[Array, " C"]:
+    """A cell stream (bit ``i % 32`` of ``words[i // 32]`` = cell ``i`` of the flat canvas) as
+    0/1 bytes of the first ``cells`` cells. Fused into a flat loop over the canvas, the word
+    and bit of a cell are a shift and a mask of its index (no division by the width)."""
+    shifts = jnp.arange(WORD_BITS, dtype=jnp.uint32)[None, :]
+    bits = jnp.right_shift(words[:, None], shifts) & jnp.uint32(1)
+    return bits.astype(jnp.int8).reshape(words.shape[0] * WORD_BITS)[:cells]

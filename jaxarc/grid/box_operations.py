@@ -12,8 +12,9 @@ on XLA:CPU) and computes the flood fill's link words for every environment. Here
   box, its flood seeds (one word per column) and RESIZE's corner are scalar arithmetic;
   a mask's box comes from its column words (``clz``/``ctz`` of their OR), not reductions
   over the cells;
-* the flood fill packs and links only the grids of the environments that flood
-  (:func:`~jaxarc.grid.flood_fill.flood_seed_words`).
+* the flood fill reads only the grids of the environments that flood, and returns the
+  region as a cell stream that the flat pass unpacks with shifts
+  (:mod:`jaxarc.grid.flood_rows`).
 
 The coordinate-map family (MOVE, ROTATE, FLIP, COPY, CUT, PASTE) reads through the same
 :class:`~jaxarc.grid.geometry.CoordinateMap` as the generic path. Results are the
@@ -31,10 +32,10 @@ from jax import lax
 from jaxtyping import Array, Bool, Int8, Int32, UInt32
 
 from jaxarc.grid import operation_ids as ops
-from jaxarc.grid.bit_rows import WORD_BITS, check_width, pack_columns, unpack_columns_flat
-from jaxarc.grid.flood_fill import flood_seed_words
+from jaxarc.grid.bit_rows import WORD_BITS, check_width, pack_columns, unpack_stream_flat
+from jaxarc.grid.flood_rows import flood_box_rows, flood_seed_rows
 from jaxarc.grid.fusion_barrier import materialize, materialize_array
-from jaxarc.grid.geometry import SelectionBox, orient_window
+from jaxarc.grid.geometry import CoordinateMap, SelectionBox, orient_window
 from jaxarc.grid.lanes import where_flagged
 from jaxarc.grid.operations import GridState, coordinate_map
 
@@ -101,9 +102,8 @@ def apply_box_operation(
     )
     op = jnp.asarray(operation, jnp.int32)
     floods = _in_range(op, ops.FLOOD_0, ops.FLOOD_0 + 9)
-    column = jnp.arange(width, dtype=jnp.int32)
-    in_columns = (column >= box.left) & (column <= box.right) & floods
-    seeds = jnp.where(in_columns, _bit_span(box.top, box.bottom), jnp.uint32(0))
+    limits = jnp.stack([box.top, box.bottom, box.left, box.right])
+    region = flood_box_rows(state.grid, limits, floods)  # cell stream words, 0 unless flooding
     return _apply_flat(
         state,
         op,
@@ -111,7 +111,7 @@ def apply_box_operation(
         raw_any,
         jnp.stack([raw_bottom, raw_right]),
         None,
-        seeds,
+        region,
         input_grid,
         input_shape,
     )
@@ -150,9 +150,10 @@ def apply_mask_operation(
     raw_box, box = _box_of_words(raw_words, height), _box_of_words(words, height)
     floods = _in_range(op, ops.FLOOD_0, ops.FLOOD_0 + 9)
     seeds = jnp.where(floods, words, jnp.uint32(0))
+    region = flood_seed_rows(state.grid, seeds)  # cell stream words, 0 unless flooding
     raw_corner = jnp.stack([raw_box.bottom, raw_box.right])
     return _apply_flat(
-        state, op, box, raw_box.bottom >= 0, raw_corner, selected, seeds, input_grid, input_shape
+        state, op, box, raw_box.bottom >= 0, raw_corner, selected, region, input_grid, input_shape
     )
 
 
@@ -171,6 +172,30 @@ def _clipboard_of(
     in_mapped = _in_rect(rows, cols, limits)
     values = jnp.where(in_mapped, shifted & jnp.int8(_MARK - 1), jnp.int8(-1))
     return values, in_mapped & (shifted >= jnp.int8(_MARK))
+
+
+def _shifted_source(
+    mapping: CoordinateMap,
+    paste: Bool[Array, ""],
+    grid: Int8[Array, " C"],
+    clipboard: Int8[Array, " C"],
+    clipboard_mask: Bool[Array, " C"],
+    selection: Bool[Array, " C"] | Int8[Array, "4"],
+    height: int,
+    width: int,
+) -> Int8[Array, " S"]:
+    """The coordinate map's shifted window of the packed source: the clipboard (PASTE) or
+    the grid, ``+ _MARK`` where its mask or the selection is set. ``selection`` is a flat mask
+    or a rectangle's inclusive limits (``top, bottom, left, right``)."""
+    if selection.shape == (4,):
+        rows = jnp.asarray(np.repeat(np.arange(height), width), jnp.int8)
+        cols = jnp.asarray(np.tile(np.arange(width), height), jnp.int8)
+        top, bottom, left, right = (selection[k] for k in range(4))
+        selection = (rows >= top) & (rows <= bottom) & (cols >= left) & (cols <= right)
+    marked = jnp.where(paste, clipboard_mask, selection)
+    values = jnp.where(paste, clipboard, grid)
+    packed = jnp.maximum(values, jnp.int8(0)) + jnp.where(marked, jnp.int8(_MARK), jnp.int8(0))
+    return mapping.shift_flat(packed, height, width)
 
 
 def _box_of_words(words: UInt32[Array, " W"], height: int) -> SelectionBox:
@@ -197,7 +222,7 @@ def _apply_flat(
     raw_any: Bool[Array, ""],
     raw_corner: Int32[Array, "2"],
     selected: Bool[Array, " C"] | None,
-    seeds: UInt32[Array, " W"],
+    region: UInt32[Array, " M"],
     input_grid: Int8[Array, "H W"],
     input_shape: Int32[Array, "2"],
 ) -> GridState:
@@ -260,7 +285,6 @@ def _apply_flat(
             "variant": mapping.variant(),
         }
     )
-    region = flood_seed_words(state.grid, seeds)  # [W] words, 0 unless flooding
     rows = jnp.asarray(np.repeat(np.arange(height), width), jnp.int8)
     cols = jnp.asarray(np.tile(np.arange(width), height), jnp.int8)
 
@@ -274,7 +298,8 @@ def _apply_flat(
         & (cols >= box_limits[2])
         & (cols <= box_limits[3])
     )
-    if selected is None:
+    box_selection = selected is None
+    if box_selection:
         selected = in_box
     in_mapped = _in_rect(rows, cols, mapped_limits)
     old_active, base_active, new_active = area(plan["old"]), area(plan["base"]), area(plan["new"])
@@ -282,22 +307,23 @@ def _apply_flat(
     clipboard = state.clipboard.reshape(cells)
     clipboard_mask = state.clipboard_mask.reshape(cells)
 
-    flooded = unpack_columns_flat(region, height) != 0
+    flooded = unpack_stream_flat(region, cells) != 0
     painted = (selected & plan["fill"]) | flooded
-    source_marked = jnp.where(plan["paste"], clipboard_mask, selected)
-    source_values = jnp.where(plan["paste"], clipboard, grid)
-    packed = jnp.maximum(source_values, jnp.int8(0)) + jnp.where(
-        source_marked, jnp.int8(_MARK), jnp.int8(0)
-    )
     # The coordinate map, only for the environments that use it (MOVE, ROTATE, FLIP, COPY,
-    # CUT, PASTE: 11 of 35 operations): one shifted window of the flat canvas, then the flip
-    # or rotation only for those that rotate or flip (translations read the window itself).
+    # CUT, PASTE: 11 of 35 operations): the source (colour + _MARK where selected) packed and
+    # one shifted window of it, then the flip or rotation only for those that rotate or flip
+    # (translations read the window itself). Other environments never read the window (they
+    # place nothing and copy nothing): zeros there (a fresh buffer: the grid would be copied).
     uses_map = plan["places"] | plan["copies"]
+    # A rectangle's selection is rebuilt from its limits inside (not materialised per cell).
+    selection = box_limits if box_selection else selected
+    source = (plan["paste"], grid, clipboard, clipboard_mask, selection)
+    # (fn may close over static values only: the canvas constants are rebuilt inside it)
+    shift = lambda *args: _shifted_source(*args, height, width)  # noqa: E731
     if side == height == width:  # the window is the flat canvas (else it is square-padded)
-        shift = lambda mapping, source: mapping.shift_flat(source, height, width)  # noqa: E731
-        shifted = where_flagged(uses_map, shift, packed, plan["map"], packed)
+        shifted = where_flagged(uses_map, shift, jnp.zeros_like(grid), plan["map"], *source)
     else:
-        shifted = plan["map"].shift_flat(packed, height, width)
+        shifted = shift(plan["map"], *source)
     window = shifted.reshape(side, side)
     oriented = orient_window(window, plan["variant"])[:height, :width].reshape(cells)
     shifted = window[:height, :width].reshape(cells)

@@ -37,9 +37,6 @@ from jaxarc.grid.fusion_barrier import materialize, materialize_array
 
 UNROLL = 1  # lines per scan iteration
 CHUNK = 512  # environments filled together (see _fill_seeded_lanes)
-# flood_seed_words (rectangles and masks: seeds of several colours, more rounds for the
-# slowest environment of a chunk) measured faster with smaller chunks.
-SEED_WORDS_CHUNK = 128
 
 
 def _fill_runs(
@@ -125,7 +122,7 @@ def _fill_seeded_lanes(
 
 
 def _for_seeded_lanes(
-    seeded: Bool[Array, " B"], fill_lanes, num_lines: int, chunk: int | None = None
+    seeded: Bool[Array, " B"], fill_lanes, num_lines: int
 ) -> UInt32[Array, "L B"]:
     """``fill_lanes(lanes)`` (``[L, len(lanes)]`` words) for the ``seeded`` lanes, zeros elsewhere.
 
@@ -133,7 +130,7 @@ def _for_seeded_lanes(
     (as many chunks as needed, a dynamic count): the cost follows the number of flooding
     environments, not the batch.
     """
-    chunk_size = CHUNK if chunk is None else chunk
+    chunk_size = CHUNK
     lanes = seeded.shape[0]
     if lanes <= chunk_size:
         return fill_lanes(jnp.arange(lanes, dtype=jnp.int32))
@@ -226,33 +223,3 @@ def _point_links(
     seed_lines = (jnp.arange(width, dtype=jnp.int32) == col) & floods & on_canvas
     seeds = jnp.where(seed_lines, seed_bit, jnp.uint32(0))
     return seeds, along, across
-
-
-@jax.custom_batching.custom_vmap
-def flood_seed_words(grid: Int8[Array, "H W"], seeds: UInt32[Array, " W"]) -> UInt32[Array, " W"]:
-    """Column words of the regions of ``grid`` containing the seed bits ``seeds`` (column words).
-
-    :func:`flood_regions` with the seeds already packed; under ``vmap`` the link words are
-    computed only for the environments that have seeds (gathered in chunks, see
-    :func:`_for_seeded_lanes`), not for the whole batch. Batched results are transposed once
-    (``[B, W]`` from lines leading), like :func:`flood_point_region`'s.
-    """
-    along, across = link_words(grid)
-    return _fill_lines_leading(seeds[:, None], along[:, None], across[:, None])[:, 0]
-
-
-@flood_seed_words.def_vmap
-def _flood_seed_words_batched(axis_size, in_batched, grid, seeds):
-    grid, seeds = (
-        x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
-        for x, batched in zip((grid, seeds), in_batched, strict=True)
-    )
-
-    def fill_lanes(lanes_now):
-        along, across = jax.vmap(link_words)(grid[lanes_now])
-        lanes_seeds = seeds[lanes_now]
-        return _fill_lines_leading(*(jnp.moveaxis(x, 0, -1) for x in (lanes_seeds, along, across)))
-
-    seeded = jnp.any(seeds != 0, axis=1)
-    filled = _for_seeded_lanes(seeded, fill_lanes, grid.shape[2], SEED_WORDS_CHUNK)
-    return materialize_array(jnp.moveaxis(filled, -1, 0)), True

@@ -24,7 +24,8 @@ def where_flagged(flag: Bool[Array, ""], fn: Callable, default: PyTree, *args: A
     """``fn(*args)`` if ``flag`` else ``default`` (pytrees of the same structure), for one
     environment; under ``vmap``, ``fn`` runs only on the flagged environments (in chunks).
 
-    ``args`` are arrays or pytrees of arrays; ``fn`` is vmapped over each chunk. ``fn`` must
+    ``args`` are arrays or pytrees of arrays; ``fn`` is vmapped over each chunk (arguments
+    that are not batched, such as a task bank, are passed to every lane unchanged). ``fn`` must
     close over static (Python) values only: any array it reads is passed in ``args`` or built
     inside it (under ``jit`` JAX may hoist an array constant into a tracer, which a
     ``custom_vmap`` function cannot close over).
@@ -36,19 +37,23 @@ def where_flagged(flag: Bool[Array, ""], fn: Callable, default: PyTree, *args: A
 
     @apply.def_vmap
     def _batched(axis_size, in_batched, flag, default, args):
+        flag_batched, default_batched, args_batched = in_batched
+
         def batch(x, batched):
             return x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x)))
 
-        flag, default, args = jax.tree.map(batch, (flag, default, args), tuple(in_batched))
+        flag = batch(flag, flag_batched)
+        default = jax.tree.map(batch, default, default_batched)
+        # Arguments shared by every environment (a task bank, reward weights) are passed to
+        # ``fn`` as they are, not broadcast to the batch and gathered per chunk.
+        arg_axes = jax.tree.map(lambda batched: 0 if batched else None, args_batched)
 
         def compute(lanes):
-            new = jax.vmap(fn)(*jax.tree.map(lambda x: x[lanes], args))
-            keep = flag[lanes]
-            return jax.tree.map(
-                lambda a, d: jnp.where(keep.reshape((-1,) + (1,) * (a.ndim - 1)), a, d[lanes]),
-                new,
-                default,
+            # (padding lanes are out of range: clipped here, their rows dropped later)
+            taken = jax.tree.map(
+                lambda x, b: x.at[lanes].get(mode="clip") if b else x, args, args_batched
             )
+            return jax.vmap(fn, in_axes=arg_axes, axis_size=lanes.shape[0])(*taken)
 
         out = for_flagged_lanes(flag, compute, default)
         return out, jax.tree.map(lambda _: True, out)
@@ -64,17 +69,24 @@ def for_flagged_lanes(
     """``default`` (a pytree of ``[B, ...]`` arrays) with the rows of the ``flagged`` lanes
     replaced by ``compute(lanes)`` (``[len(lanes), ...]``, one row per lane index given).
 
-    ``compute`` must give an unflagged lane its ``default`` row: the last chunk is padded
-    with lane 0, whose row is then recomputed (flagged) or rewritten unchanged (unflagged).
+    The last chunk is padded with the out-of-range lane ``B``: ``compute`` must accept it
+    (gather with ``mode="clip"``); its rows are dropped. Only flagged rows are written, by a
+    scatter into the loop's carry, so XLA updates the ``[B, ...]`` buffers in place (a loop
+    body that also read the carry's rows would cost a copy of every buffer per chunk).
     """
     lanes = flagged.shape[0]
     if lanes <= CHUNK:
-        return compute(jnp.arange(lanes, dtype=jnp.int32))
+        new = compute(jnp.arange(lanes, dtype=jnp.int32))
+        return jax.tree.map(
+            lambda n, d: jnp.where(flagged.reshape((-1,) + (1,) * (d.ndim - 1)), n, d),
+            new,
+            default,
+        )
     padded = -(-lanes // CHUNK) * CHUNK
     rank = jnp.cumsum(flagged.astype(jnp.int32)) - 1
     slot = jnp.where(flagged, rank, padded)
     order = (
-        jnp.zeros((padded,), jnp.int32)
+        jnp.full((padded,), lanes, jnp.int32)
         .at[slot]
         .set(jnp.arange(lanes, dtype=jnp.int32), mode="drop")
     )
@@ -82,6 +94,10 @@ def for_flagged_lanes(
 
     def chunk_rows(chunk, out):
         lanes_now = lax.dynamic_slice(order, (chunk * CHUNK,), (CHUNK,))
-        return jax.tree.map(lambda o, n: o.at[lanes_now].set(n), out, compute(lanes_now))
+        return jax.tree.map(
+            lambda o, n: o.at[lanes_now].set(n, mode="drop", indices_are_sorted=True),
+            out,
+            compute(lanes_now),
+        )
 
     return lax.fori_loop(0, num_chunks, chunk_rows, default)

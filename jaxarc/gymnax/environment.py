@@ -9,8 +9,9 @@ traced pytree passed into every call, so it can be vmapped.
 Fast auto-reset. gymnax's generic ``step`` computes ``reset_env`` (state *and*
 observation) for every environment at every step and selects both. ``ArcEnvironment.step``
 gives the same results (a test compares it with gymnax's generic step) for less: it
-computes the reset *state* only (no observation), selects the state, and builds one
-observation from the selected state.
+computes the reset *state* only (no observation), and under ``vmap`` only for the
+environments that finished (:func:`~jaxarc.grid.lanes.where_flagged`: gathered 128 at a
+time and scattered back in place), then builds one observation from the resulting state.
 
 Generated sources (``gen/...``). A reset there is a whole task generation (about a
 millisecond of CPU per task), and under ``vmap`` an auto-reset cannot be skipped for the
@@ -47,6 +48,7 @@ from jaxarc.envs.functional import (
 )
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation, ArcState, EpisodeContext, SourceRef, StepInfo
+from jaxarc.grid.lanes import where_flagged
 from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space, structured_action
 
 DEFAULT_TASK_POOL = 1024
@@ -72,10 +74,6 @@ class ArcEnvParams(eqx.Module):
 def generate_task_pool(source: AbstractTaskSource, keys: PRNGKeyArray) -> Task:
     """One task of ``source`` per key, stacked (leading axis ``len(keys)``)."""
     return jax.vmap(lambda key: source.sample_task(key, jnp.int32(-1))[0])(keys)
-
-
-def _select(done: Bool[Array, ""], when_done, otherwise):
-    return jax.tree.map(lambda a, b: jax.lax.select(done, a, b), when_done, otherwise)
 
 
 class ArcEnvironment(environment.Environment):
@@ -162,6 +160,21 @@ class ArcEnvironment(environment.Environment):
             params.task_pool,
         )
 
+    def _fresh_state(
+        self,
+        key: PRNGKeyArray,
+        reward: RewardParams,
+        task_source: AbstractTaskSource,
+        task_pool: Task | None,
+    ) -> ArcState:
+        """A new episode's state (no observation); every array it reads is an argument, so
+        :func:`~jaxarc.grid.lanes.where_flagged` can run it on the finished lanes only."""
+        minus_one = jnp.int32(-1)
+        state, _, _ = reset_state(
+            key, self.config, self._source_ref, minus_one, minus_one, reward, task_source, task_pool
+        )
+        return state
+
     def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
         state, _, _ = self._reset_state(key, params)
         return observe(state, self.config, self.task_source), state
@@ -192,8 +205,17 @@ class ArcEnvironment(environment.Environment):
         obs_st, state_st, reward, terminated, info = self.step_env(key_step, state, action, params)
         truncated = self.is_truncated(state_st, params)
         done = terminated | truncated
-        fresh, _, _ = self._reset_state(key_reset, params)
-        state = _select(done, fresh, state_st)
+        # The reset runs only for the environments that finished (under vmap: gathered
+        # 128 at a time); the others keep their stepped state.
+        state = where_flagged(
+            done,
+            self._fresh_state,
+            state_st,
+            key_reset,
+            params.reward,
+            self.task_source,
+            params.task_pool,
+        )
         obs = observe(state, self.config, self.task_source)
         info = {
             **info,
