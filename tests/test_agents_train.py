@@ -31,7 +31,15 @@ from jaxarc.agents import (
     make_train,
     surrogate_step,
 )
+from jaxarc.agents.grpo.loss import group_task_table
 from jaxarc.agents.grpo.train import load_task_source
+from jaxarc.agents.model.cell_features import (
+    STEP_CHANNELS,
+    TASK_CHANNELS,
+    cell_features,
+    step_cells,
+    task_cells,
+)
 from jaxarc.agents.model.policy import TaskEncoding
 
 SMALL = TrainConfig(
@@ -230,3 +238,54 @@ def test_short_training_run_beats_the_random_policy():
     assert float(random_result["success"]) < 0.05
     assert float(untrained["success"]) < 0.05  # what it solves, it learned
     assert float(trained["success"]) >= 0.3, (trained, untrained, random_result)
+
+
+def test_task_table_gives_the_per_episode_loss_and_gradients(rollout_batch):
+    """Encoding each group's task once (the task table) is the same loss and gradient as
+    encoding every episode; a minibatch smaller than the table gets one row per episode."""
+    policy, traj, batch = rollout_batch
+    task_obs, task_index = group_task_table(traj.obs, 3)
+    tabled = eqx.tree_at(
+        lambda b: (b.task_obs, b.task_index),
+        batch,
+        (task_obs, task_index),
+        is_leaf=lambda x: x is None,
+    )
+    loss_and_grad = eqx.filter_jit(
+        eqx.filter_value_and_grad(lambda p, b: grpo_loss(p, b, SMALL.grpo)[0])
+    )
+    loss, grads = loss_and_grad(policy, batch)
+    tabled_loss, tabled_grads = loss_and_grad(policy, tabled)
+    np.testing.assert_allclose(tabled_loss, loss, rtol=1e-6)
+    _assert_same_arrays(tabled_grads, grads, 1e-5)
+    assert float(optax.global_norm(eqx.filter(grads, eqx.is_array))) > 0
+    for indices in (jnp.array([4, 0, 3], jnp.int32), jnp.array([5], jnp.int32)):
+        part = tabled.take(indices)
+        assert part.task_index.shape == indices.shape
+        plain = jax.tree.map(lambda x, i=indices: x[i], batch)
+        np.testing.assert_allclose(
+            loss_and_grad(policy, part)[0], loss_and_grad(policy, plain)[0], rtol=1e-6
+        )
+
+
+def test_split_trunk_layer_is_the_whole_convolution(rollout_batch):
+    """The trunk's first layer on the per-episode channels plus on the per-step channels
+    plus its bias is the layer on all channels in the reference layout."""
+    policy, traj, _ = rollout_batch
+    obs = jax.tree.map(lambda x: x[1, 2], traj.obs)
+    task = policy.encode_task(obs)
+    wrong = jax.random.uniform(jax.random.key(3), policy.canvas)
+    layer = policy.trunk[0]
+    whole = layer(cell_features(obs, task.roles, task.cell_prediction, wrong, policy.canvas))
+    split = (
+        layer.partial(task_cells(obs.input_grid, task.roles, task.cell_prediction), TASK_CHANNELS)
+        + layer.partial(step_cells(obs, task.roles, wrong, policy.canvas), STEP_CHANNELS)
+        + layer.bias[None, None, :]
+    )
+    np.testing.assert_allclose(split, whole, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        task.trunk_input + 0.0,
+        layer.partial(task_cells(obs.input_grid, task.roles, task.cell_prediction), TASK_CHANNELS),
+        rtol=1e-6,
+        atol=1e-6,
+    )
