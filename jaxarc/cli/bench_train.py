@@ -56,7 +56,7 @@ def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="also write train_step_<preset>.{json,md} into DIR (default: print only)",
+        help="also write train_step_<preset>[_<backend>].{json,md} into DIR (backend omitted on cpu; default: print only)",
     )
     parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
                         help="also write a jax.profiler trace of one update")  # fmt: skip
@@ -435,7 +435,10 @@ def run_train_bench(args: argparse.Namespace) -> int:
     print(table)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        stem = f"train_step_{args.preset}"
+        import jax
+
+        backend = jax.default_backend()  # a GPU run writes beside the CPU table, not over it
+        stem = f"train_step_{args.preset}" + ("" if backend == "cpu" else f"_{backend}")
         (args.out / f"{stem}.json").write_text(json.dumps(results, indent=2))
         (args.out / f"{stem}.md").write_text(table + "\n")
         print(f"results: {args.out / stem}.json / .md")
