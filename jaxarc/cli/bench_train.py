@@ -56,7 +56,7 @@ def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="also write train_step_<preset>[_<backend>].{json,md} into DIR (backend omitted on cpu; default: print only)",
+        help="also write train_step_<preset>[_<backend>].{json,md} into DIR (no backend on cpu)",
     )
     parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
                         help="also write a jax.profiler trace of one update")  # fmt: skip
