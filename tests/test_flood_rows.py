@@ -12,7 +12,8 @@ from numpy_reference import same_colour_region
 
 from jaxarc.grid.bit_rows import pack_columns, unpack_stream_flat
 from jaxarc.grid.byte_links import byte_words, row_link_words, stream_of_rows, transpose_bits
-from jaxarc.grid.flood_rows import CHUNK, flood_box_rows, flood_seed_rows
+from jaxarc.grid.flood_rows import flood_box_rows, flood_seed_rows
+from jaxarc.grid.lanes import CHUNK
 
 
 def _row_words(bits: np.ndarray) -> np.ndarray:

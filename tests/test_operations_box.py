@@ -19,7 +19,6 @@ from jaxarc.envs import JaxArcConfig, UnifiedActionConfig, UnifiedDatasetConfig
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.structured_actions import BboxAction
 from jaxarc.grid.box_operations import apply_box_operation, apply_mask_operation
-from jaxarc.grid.flood_rows import CHUNK as FLOOD_CHUNK
 from jaxarc.grid.lanes import CHUNK
 from jaxarc.grid.operations import GridState, apply_operation
 
@@ -98,7 +97,7 @@ def test_large_batches_take_the_chunked_lanes_and_match_generic(fmt) -> None:
     """Above ``CHUNK`` environments the coordinate-map window, the flips/rotations, the
     clipboard and the flood run only on the environments that use them, in several chunks
     (most environments here use them): still the generic path's states."""
-    batch, canvas = 3 * max(CHUNK, FLOOD_CHUNK) + 5, (30, 30)
+    batch, canvas = 3 * CHUNK + 5, (30, 30)
     rng = np.random.default_rng(21)
     grids = rng.integers(0, 3, (batch, *canvas)).astype(np.int8)
     shapes = rng.integers(10, 31, (batch, 2)).astype(np.int32)

@@ -1,7 +1,7 @@
 """Flood fill for the bbox and mask paths: row words, doubling rounds, flooding lanes only.
 
 A rectangle or a mask seeds regions of several colours at once. Under ``vmap`` the batched
-rule gathers the environments that flood, ``CHUNK`` at a time, with the environments on the
+rule gathers the environments that flood, ``lanes.CHUNK`` at a time, with the environments on the
 minor axis of every array (``[H, K]`` row words: each word operation is elementwise across
 the chunk), and per chunk
 
@@ -35,8 +35,8 @@ from jaxtyping import Array, Bool, Int8, Int32, UInt32
 from jaxarc.grid.bit_rows import WORD_BITS, check_width
 from jaxarc.grid.byte_links import byte_words, row_link_words, stream_of_rows, transpose_bits
 from jaxarc.grid.fusion_barrier import materialize, materialize_array
+from jaxarc.grid.lanes import for_flagged_lanes
 
-CHUNK = 128  # environments filled together
 LEVELS = 3  # doubling steps across rows per round (reach 7 rows each way; measured best of 2-5)
 _U = jnp.uint32
 
@@ -88,26 +88,12 @@ def fill_rows(
 def for_flooding_lanes(
     flooding: Bool[Array, " B"], compute: Callable[[Int32[Array, " K"]], UInt32[Array, "K H"]]
 ) -> UInt32[Array, "B H"]:
-    """Zero rows with the ``flooding`` lanes' rows replaced by ``compute(lanes)``, ``CHUNK``
-    lanes at a time (a dynamic count of chunks; the last padded with lane 0, recomputed).
-
-    ``compute`` must give a lane that does not flood zero words.
-    """
-    lanes = flooding.shape[0]
-    if lanes <= CHUNK:
-        return compute(jnp.arange(lanes, dtype=jnp.int32))
-    padded = -(-lanes // CHUNK) * CHUNK
-    rank = jnp.cumsum(flooding.astype(jnp.int32)) - 1
-    slot = jnp.where(flooding, rank, padded)
-    order = jnp.zeros((padded,), jnp.int32).at[slot].set(jnp.arange(lanes, dtype=jnp.int32))
-    num_chunks = (jnp.sum(flooding, dtype=jnp.int32) + CHUNK - 1) // CHUNK
-
-    def chunk_rows(index, out):
-        lanes_now = lax.dynamic_slice(order, (index * CHUNK,), (CHUNK,))
-        return out.at[lanes_now].set(compute(lanes_now))
-
-    shape = jax.eval_shape(compute, order[:CHUNK]).shape[1:]
-    return lax.fori_loop(0, num_chunks, chunk_rows, jnp.zeros((lanes, *shape), _U))
+    """Zero rows with the ``flooding`` lanes' rows replaced by ``compute(lanes)``, in
+    chunks (:func:`~jaxarc.grid.lanes.for_flagged_lanes`: the last chunk is padded with the
+    out-of-range lane ``B``, which ``compute``'s gathers clamp; its rows are dropped)."""
+    rows = jax.eval_shape(compute, jnp.zeros((1,), jnp.int32))
+    zeros = jnp.zeros((flooding.shape[0], *rows.shape[1:]), rows.dtype)
+    return for_flagged_lanes(flooding, compute, zeros)
 
 
 def _batched(args, in_batched, axis_size):
