@@ -146,20 +146,6 @@ class ArcEnvironment(environment.Environment):
                 f"length is part of the environment: jaxarc.make(name, max_episode_steps=...)"
             )
 
-    def _reset_state(self, key: PRNGKeyArray, params: ArcEnvParams):
-        self._check_params(params)
-        minus_one = jnp.int32(-1)
-        return reset_state(
-            key,
-            self.config,
-            self._source_ref,
-            minus_one,
-            minus_one,
-            params.reward,
-            self.task_source,
-            params.task_pool,
-        )
-
     def _fresh_state(
         self,
         key: PRNGKeyArray,
@@ -176,7 +162,8 @@ class ArcEnvironment(environment.Environment):
         return state
 
     def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
-        state, _, _ = self._reset_state(key, params)
+        self._check_params(params)
+        state = self._fresh_state(key, params.reward, self.task_source, params.task_pool)
         return observe(state, self.config, self.task_source), state
 
     def step_env(
