@@ -23,7 +23,7 @@ so it can be used during behaviour cloning and during GRPO), and the policy's ac
 losses flow into it through the evidence it gives the action heads.
 
 Sizes (``embed=16``, ``key_size=8``): 6,161 parameters; on the 8x8 canvas with four
-demonstration pairs 23.8 MFLOP per episode (XLA's cost analysis; computed once per episode
+demonstration pairs 19.8 MFLOP per episode (XLA's cost analysis; computed once per episode
 in ``encode_task``, not per step).
 """
 
