@@ -483,10 +483,11 @@ def test_non_finite_loss_stops_with_the_last_good_checkpoint_intact(
 
 def test_cli_builds_the_config_from_preset_and_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
-        main(["train", "--preset", "quick", "--lr", "0.002", "--grpo-beta", "0", "--dry-run"]) == 0
+        main(["train", "--preset", "quick", "--lr", "0.002", "--grpo-beta", "0.02", "--dry-run"])
+        == 0
     )
     out = capsys.readouterr().out
-    assert "lr = 0.002" in out and "beta = 0.0" in out
+    assert "lr = 0.002" in out and "beta = 0.02" in out
     assert f"num_updates = {TrainConfig.preset('quick').num_updates}" in out
     with pytest.raises(SystemExit):
         main(["train", "--group-size", "1", "--dry-run"])
