@@ -3,6 +3,7 @@ the adaptive fallback) and a short training run that must beat the random policy
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import equinox as eqx
@@ -31,7 +32,7 @@ from jaxarc.agents import (
     make_train,
     surrogate_step,
 )
-from jaxarc.agents.grpo.loss import group_task_table
+from jaxarc.agents.grpo.loss import group_task_table, policy_log_probs_and_entropy
 from jaxarc.agents.grpo.train import load_task_source
 from jaxarc.agents.model.cell_features import (
     STEP_CHANNELS,
@@ -262,6 +263,44 @@ def test_task_table_gives_the_per_episode_loss_and_gradients(rollout_batch):
     for indices in (jnp.array([4, 0, 3], jnp.int32), jnp.array([5], jnp.int32)):
         part = tabled.take(indices)
         assert part.task_index.shape == indices.shape
+        plain = jax.tree.map(lambda x, i=indices: x[i], batch)
+        np.testing.assert_allclose(
+            loss_and_grad(policy, part)[0], loss_and_grad(policy, plain)[0], rtol=1e-6
+        )
+
+
+def test_shared_first_step_gives_the_per_episode_loss_and_gradients(rollout_batch):
+    """Acting on each group's first observation once (``shared_first_step``) is the same
+    loss, gradient and per-step log-probabilities as acting on every episode's own first
+    observation; ``take`` keeps the flag, also when it gives one table row per episode."""
+    policy, traj, batch = rollout_batch
+    task_obs, task_index = group_task_table(traj.obs, 3)
+    tabled = eqx.tree_at(
+        lambda b: (b.task_obs, b.task_index),
+        batch,
+        (task_obs, task_index),
+        is_leaf=lambda x: x is None,
+    )
+    shared = dataclasses.replace(tabled, shared_first_step=True)
+    # the first actions differ within a group, so each episode must read its own action
+    first = np.stack([np.asarray(a)[:, 0] for a in jax.tree.leaves(traj.actions)], axis=1)
+    assert any(len({tuple(row) for row in first[g * 3 : g * 3 + 3]}) > 1 for g in range(2))
+    log_probs = eqx.filter_jit(policy_log_probs_and_entropy)
+    expected = log_probs(policy, batch.obs, batch.actions)
+    got = log_probs(policy, batch.obs, batch.actions, task_obs, task_index, True)
+    for g, e in zip(got, expected, strict=True):
+        assert g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    loss_and_grad = eqx.filter_jit(
+        eqx.filter_value_and_grad(lambda p, b: grpo_loss(p, b, SMALL.grpo)[0])
+    )
+    loss, grads = loss_and_grad(policy, batch)
+    shared_loss, shared_grads = loss_and_grad(policy, shared)
+    np.testing.assert_allclose(shared_loss, loss, rtol=1e-6)
+    _assert_same_arrays(shared_grads, grads, 1e-5)
+    for indices in (jnp.array([4, 0, 3], jnp.int32), jnp.array([5], jnp.int32)):
+        part = shared.take(indices)
+        assert part.shared_first_step
         plain = jax.tree.map(lambda x, i=indices: x[i], batch)
         np.testing.assert_allclose(
             loss_and_grad(policy, part)[0], loss_and_grad(policy, plain)[0], rtol=1e-6

@@ -303,3 +303,45 @@ def test_index_out_of_range_is_a_clear_error(bank):
     traced_reset = jax.jit(lambda i: arc_reset(jax.random.key(0), strict, bank, task_index=i)[0])
     with pytest.raises(Exception, match="task_index beyond the task bank"):
         traced_reset(jnp.int32(7))
+
+
+def test_play_with_a_first_act_is_the_scan_that_switches_at_step_zero(bank):
+    """``play(..., first_act=F)`` records F's actions at step 0 and ``act``'s after, and
+    ends where one scan with an act that chooses by the step index ends."""
+    from jaxarc.envs.rollout import play
+
+    cfg = config(max_episode_steps=5)
+    states, obs = batch_reset(jax.random.split(jax.random.key(3), 4), cfg, bank)
+
+    def fill(colour, step_key):
+        rows = jax.random.randint(step_key, (4,), 0, CANVAS[0], jnp.int32)
+        op = jnp.full((4,), ops.FILL_0 + colour, jnp.int32)
+        return PointAction(operation=op, row=rows, col=jnp.zeros((4,), jnp.int32))
+
+    first_act = lambda s, o, k: (fill(2, k), jnp.zeros(4, jnp.float32))  # noqa: E731
+    act = lambda s, o, k: (fill(5, k), jnp.ones(4, jnp.float32))  # noqa: E731
+
+    def by_index(s, o, x):
+        key, index = x
+        return jax.tree.map(
+            lambda a, b: jnp.where(index == 0, a, b), first_act(s, o, key), act(s, o, key)
+        )
+
+    keys = jax.random.split(jax.random.key(4), 3)
+    run = jax.jit(lambda st, ob: play(st, ob, cfg, act, keys, first_act=first_act))
+    end, last_obs, steps = run(states, obs)
+    expected = jax.jit(lambda st, ob: play(st, ob, cfg, by_index, (keys, jnp.arange(3))))
+    want_end, want_obs, want_steps = expected(states, obs)
+    assert steps.rewards.shape == (3, 4)
+    np.testing.assert_array_equal(
+        steps.actions.operation[:, 0], [ops.FILL_0 + 2, ops.FILL_0 + 5, ops.FILL_0 + 5]
+    )
+    np.testing.assert_array_equal(steps.extra[:, 0], [0.0, 1.0, 1.0])
+    for got, want in zip(
+        jax.tree.leaves((end, last_obs, steps)),
+        jax.tree.leaves((want_end, want_obs, want_steps)),
+        strict=True,
+    ):
+        if jnp.issubdtype(got.dtype, jax.dtypes.prng_key):
+            got, want = jax.random.key_data(got), jax.random.key_data(want)
+        np.testing.assert_array_equal(got, want)

@@ -64,6 +64,7 @@ def play(
     length: int | None = None,
     constrain: Callable[[PyTree], PyTree] = _identity,
     unroll: int | bool = 1,
+    first_act: Act | None = None,
 ) -> tuple[ArcState, ArcObservation, Steps]:
     """Play the batch ``states`` / ``obs`` (leading axis ``N``) for one step per item of
     ``xs`` (or ``length`` steps when ``xs`` is ``None``).
@@ -79,18 +80,42 @@ def play(
             constraint over the batch axis); it must not change values.
         unroll: ``lax.scan``'s unroll (``True``: fully; XLA:CPU runs convolutions inside
             while loops several times slower, so policies with convolutions unroll).
+        first_act: ``act`` for the first step only (e.g. one that knows the batch starts
+            from copies of a few states); ``None``: ``act`` for every step.
 
     Returns:
         ``(final states, last observations, steps)``; ``steps`` is time-major ``[T, N]``.
     """
 
-    def one_step(carry, x):
-        states, obs = carry
-        actions, extra = act(states, obs, x)
-        valid = ~(states.terminated | states.truncated)
-        states, next_obs, rewards, _, _ = batch_step(states, actions, config)
-        states, next_obs = constrain((states, next_obs))
-        return (states, next_obs), Steps(obs, actions, rewards, valid, extra)
+    def step_with(act):
+        def one_step(carry, x):
+            states, obs = carry
+            actions, extra = act(states, obs, x)
+            valid = ~(states.terminated | states.truncated)
+            states, next_obs, rewards, _, _ = batch_step(states, actions, config)
+            states, next_obs = constrain((states, next_obs))
+            return (states, next_obs), Steps(obs, actions, rewards, valid, extra)
 
-    (states, obs), steps = jax.lax.scan(one_step, (states, obs), xs, length=length, unroll=unroll)
+        return one_step
+
+    if first_act is None:
+        (states, obs), steps = jax.lax.scan(
+            step_with(act), (states, obs), xs, length=length, unroll=unroll
+        )
+        return states, obs, steps
+    rest_length = None if length is None else length - 1
+    first_x, rest_xs = (None, None) if xs is None else (_item(xs, 0), _tail(xs))
+    carry, first = step_with(first_act)((states, obs), first_x)
+    (states, obs), rest = jax.lax.scan(
+        step_with(act), carry, rest_xs, length=rest_length, unroll=unroll
+    )
+    steps = jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), first, rest)
     return states, obs, steps
+
+
+def _item(tree: PyTree, index: int) -> PyTree:
+    return jax.tree.map(lambda x: x[index], tree)
+
+
+def _tail(tree: PyTree) -> PyTree:
+    return jax.tree.map(lambda x: x[1:], tree)

@@ -8,6 +8,11 @@ observation per distinct task (``task_obs``, leading axis ``K``) and, per episod
 it plays (``task_index``). The policy's ``encode_task`` (the demonstration pairs: most of
 the policy's FLOPs) then runs once per task instead of once per episode, and its gradient
 is the sum over the task's episodes, as before.
+
+Group rollouts also *start* identical: with ``shared_first_step`` the task table's row is
+each episode's first observation, so the first step's action distribution is computed once
+per task (``act`` on ``K`` rows instead of ``N``) and each episode reads its own action's
+log-probability from it.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ class TrainingBatchJAX(eqx.Module):
     # and input grid are read) and the row each episode plays; None: every episode's own
     task_obs: ArcObservation | None = None  # leading axis K
     task_index: Int32[Array, " N"] | None = None
+    # static: every episode's first observation equals its task_obs row (group rollouts,
+    # which start from copies of one reset state), so the first step is acted on once per row
+    shared_first_step: bool = eqx.field(static=True, default=False)
 
     def take(self, indices: Int32[Array, " M"]) -> TrainingBatchJAX:
         """The episodes ``indices`` (a minibatch). The task table is kept whole when it is
@@ -57,6 +65,7 @@ class TrainingBatchJAX(eqx.Module):
             valid=self.valid[indices],
             task_obs=task_obs,
             task_index=task_index,
+            shared_first_step=self.shared_first_step,
         )
 
 
@@ -104,12 +113,14 @@ def policy_log_probs_and_entropy(
     actions: AbstractAction,
     task_obs: ArcObservation | None = None,
     task_index: Int32[Array, " N"] | None = None,
+    shared_first_step: bool = False,
 ) -> tuple[Float32[Array, "N T"], Float32[Array, "N T"]]:
     """Log-probabilities of ``actions`` and entropies, for every ``[N, T]`` step.
 
     The demonstration pairs are encoded once per row of the task table (``task_obs``,
     ``task_index``: see :class:`TrainingBatchJAX`), or without one once per episode (from
-    its first step).
+    its first step). With ``shared_first_step`` (static; needs the table) the first step's
+    distribution is computed once per row: the rows must be the episodes' first observations.
     """
     if task_obs is None:
         tasks = jax.vmap(policy.encode_task)(jax.tree.map(lambda x: x[:, 0], obs))
@@ -124,7 +135,19 @@ def policy_log_probs_and_entropy(
 
         return jax.vmap(one)(obs_t, actions_t)
 
-    return jax.vmap(episode)(obs, actions, tasks)
+    if not shared_first_step or task_obs is None:
+        return jax.vmap(episode)(obs, actions, tasks)
+    first_dists = jax.vmap(policy.act)(task_obs, encoded)  # K distributions
+    first_entropy = jax.vmap(lambda d: d.entropy())(first_dists)[task_index]
+    first_log_prob = jax.vmap(lambda k, a: first_dists.row(k).log_prob(a))(
+        task_index, jax.tree.map(lambda x: x[:, 0], actions)
+    )
+    rest = jax.tree.map(lambda x: x[:, 1:], (obs, actions))
+    log_probs, entropy = jax.vmap(episode)(*rest, tasks)
+    return (
+        jnp.concatenate([first_log_prob[:, None], log_probs], axis=1),
+        jnp.concatenate([first_entropy[:, None], entropy], axis=1),
+    )
 
 
 def grpo_loss(
@@ -132,7 +155,12 @@ def grpo_loss(
 ) -> tuple[Float32[Array, ""], dict[str, Float32[Array, ""]]]:
     """The loss to minimise and its metrics (arrays)."""
     log_probs, entropy = policy_log_probs_and_entropy(
-        policy, batch.obs, batch.actions, batch.task_obs, batch.task_index
+        policy,
+        batch.obs,
+        batch.actions,
+        batch.task_obs,
+        batch.task_index,
+        batch.shared_first_step,
     )
     log_ratio = log_probs - batch.old_log_probs
     ratio = jnp.exp(log_ratio)

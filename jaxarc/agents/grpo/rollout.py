@@ -65,14 +65,23 @@ def group_rollout(
     states, obs = batch_reset(
         jax.random.split(reset_key, batch_tasks), env_config, source, reward_params=reward_params
     )
-    tasks = jax.vmap(policy.encode_task)(obs)  # once per task, shared by its group
-    states, obs, tasks = constrain(repeat_groups((states, obs, tasks), group_size))
+    first_obs, first_tasks = obs, jax.vmap(policy.encode_task)(obs)  # once per task
+    states, obs, tasks = constrain(repeat_groups((states, obs, first_tasks), group_size))
     episodes = batch_tasks * group_size
+    group = jnp.arange(episodes, dtype=jnp.int32) // group_size
 
     def act(states, obs, step_key):
         dists = jax.vmap(policy.act)(obs, tasks)
         actions = jax.vmap(lambda d, k: d.sample(k))(dists, jax.random.split(step_key, episodes))
         return actions, jax.vmap(lambda d, a: d.log_prob(a))(dists, actions)
+
+    def first_act(states, obs, step_key):
+        """The first step: the G episodes of a group see the same observation, so the
+        policy acts once per task and each episode samples from its task's distribution."""
+        dists = jax.vmap(policy.act)(first_obs, first_tasks)  # [B]
+        keys = jax.random.split(step_key, episodes)
+        actions = jax.vmap(lambda g, k: dists.row(g).sample(k))(group, keys)
+        return actions, jax.vmap(lambda g, a: dists.row(g).log_prob(a))(group, actions)
 
     states, _, record = play(
         states,
@@ -82,6 +91,7 @@ def group_rollout(
         jax.random.split(act_key, steps),
         constrain=constrain,
         unroll=True,  # XLA:CPU runs convolutions inside while loops several times slower
+        first_act=first_act,
     )
     record = record.batch_major()
     return Trajectories(

@@ -227,7 +227,7 @@ def collect_batch(
     task_obs, task_index = group_task_table(trajectories.obs, config.group_size)
     if ref_policy is not None:
         ref_log_probs, _ = policy_log_probs_and_entropy(
-            ref_policy, trajectories.obs, trajectories.actions, task_obs, task_index
+            ref_policy, trajectories.obs, trajectories.actions, task_obs, task_index, True
         )
     else:
         ref_log_probs = trajectories.log_probs
@@ -240,6 +240,7 @@ def collect_batch(
         valid=trajectories.valid,
         task_obs=task_obs,
         task_index=task_index,
+        shared_first_step=True,  # the G rollouts of a group start from one reset state
     )
     return batch, trajectories, equal_fraction
 

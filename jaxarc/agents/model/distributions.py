@@ -67,6 +67,10 @@ class ActionDistribution(eqx.Module):
     def operation_log_probs(self) -> Float32[Array, " O"]:
         return jax.nn.log_softmax(self.operation_logits)
 
+    def row(self, index: Int32[Array, ""]) -> ActionDistribution:
+        """Distribution ``index`` of a batched one (array leaves with a leading axis)."""
+        return jax.tree.map(lambda x: x[index], self)
+
     def entropy(self) -> Float32[Array, ""]:
         """Exact entropy: ``H(op) + sum_o p(o) * uses_selection(o) * H(selection | o)``."""
         log_p = self.operation_log_probs()
