@@ -1,8 +1,10 @@
 """Group rollouts: B tasks x G rollouts from identical start states, T steps in ``lax.scan``.
 
 The G rollouts of a task share everything at the start (task, pair, start grid: the reset
-state is copied G times) and differ only in the actions sampled. Steps taken after an
-episode ended are marked invalid (the environment freezes finished episodes and pays 0).
+state is copied G times) and differ only in the actions sampled. So the policy acts on the
+first step once per task, and each of the G episodes samples from that distribution with its
+own key. Steps taken after an episode ended are marked invalid (the environment freezes
+finished episodes and pays 0).
 """
 
 from __future__ import annotations
