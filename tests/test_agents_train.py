@@ -241,10 +241,8 @@ def test_short_training_run_beats_the_random_policy():
     assert float(trained["success"]) >= 0.3, (trained, untrained, random_result)
 
 
-def test_task_table_gives_the_per_episode_loss_and_gradients(rollout_batch):
-    """Encoding each group's task once (the task table) is the same loss and gradient as
-    encoding every episode; a minibatch smaller than the table gets one row per episode."""
-    policy, traj, batch = rollout_batch
+def _with_task_table(batch, traj, shared_first_step=False):
+    """``batch`` with the group task table of ``traj`` (groups of 3)."""
     task_obs, task_index = group_task_table(traj.obs, 3)
     tabled = eqx.tree_at(
         lambda b: (b.task_obs, b.task_index),
@@ -252,21 +250,39 @@ def test_task_table_gives_the_per_episode_loss_and_gradients(rollout_batch):
         (task_obs, task_index),
         is_leaf=lambda x: x is None,
     )
-    loss_and_grad = eqx.filter_jit(
-        eqx.filter_value_and_grad(lambda p, b: grpo_loss(p, b, SMALL.grpo)[0])
-    )
+    return dataclasses.replace(tabled, shared_first_step=shared_first_step)
+
+
+def _loss_and_grad():
+    """The compiled ``(policy, batch) -> (loss, gradients)`` of the GRPO loss."""
+    return eqx.filter_jit(eqx.filter_value_and_grad(lambda p, b: grpo_loss(p, b, SMALL.grpo)[0]))
+
+
+def _assert_minibatches_match(policy, tabled, batch, loss_and_grad):
+    """Minibatches of ``tabled`` (one smaller than its table) keep its task index and flag
+    and give the loss of the same episodes of ``batch``."""
+    for indices in (jnp.array([4, 0, 3], jnp.int32), jnp.array([5], jnp.int32)):
+        part = tabled.take(indices)
+        assert part.task_index.shape == indices.shape
+        assert part.shared_first_step == tabled.shared_first_step
+        plain = jax.tree.map(lambda x, i=indices: x[i], batch)
+        np.testing.assert_allclose(
+            loss_and_grad(policy, part)[0], loss_and_grad(policy, plain)[0], rtol=1e-6
+        )
+
+
+def test_task_table_gives_the_per_episode_loss_and_gradients(rollout_batch):
+    """Encoding each group's task once (the task table) is the same loss and gradient as
+    encoding every episode; a minibatch smaller than the table gets one row per episode."""
+    policy, traj, batch = rollout_batch
+    tabled = _with_task_table(batch, traj)
+    loss_and_grad = _loss_and_grad()
     loss, grads = loss_and_grad(policy, batch)
     tabled_loss, tabled_grads = loss_and_grad(policy, tabled)
     np.testing.assert_allclose(tabled_loss, loss, rtol=1e-6)
     _assert_same_arrays(tabled_grads, grads, 1e-5)
     assert float(optax.global_norm(eqx.filter(grads, eqx.is_array))) > 0
-    for indices in (jnp.array([4, 0, 3], jnp.int32), jnp.array([5], jnp.int32)):
-        part = tabled.take(indices)
-        assert part.task_index.shape == indices.shape
-        plain = jax.tree.map(lambda x, i=indices: x[i], batch)
-        np.testing.assert_allclose(
-            loss_and_grad(policy, part)[0], loss_and_grad(policy, plain)[0], rtol=1e-6
-        )
+    _assert_minibatches_match(policy, tabled, batch, loss_and_grad)
 
 
 def test_shared_first_step_gives_the_per_episode_loss_and_gradients(rollout_batch):
@@ -274,37 +290,22 @@ def test_shared_first_step_gives_the_per_episode_loss_and_gradients(rollout_batc
     loss, gradient and per-step log-probabilities as acting on every episode's own first
     observation; ``take`` keeps the flag, also when it gives one table row per episode."""
     policy, traj, batch = rollout_batch
-    task_obs, task_index = group_task_table(traj.obs, 3)
-    tabled = eqx.tree_at(
-        lambda b: (b.task_obs, b.task_index),
-        batch,
-        (task_obs, task_index),
-        is_leaf=lambda x: x is None,
-    )
-    shared = dataclasses.replace(tabled, shared_first_step=True)
+    shared = _with_task_table(batch, traj, shared_first_step=True)
     # the first actions differ within a group, so each episode must read its own action
     first = np.stack([np.asarray(a)[:, 0] for a in jax.tree.leaves(traj.actions)], axis=1)
     assert any(len({tuple(row) for row in first[g * 3 : g * 3 + 3]}) > 1 for g in range(2))
     log_probs = eqx.filter_jit(policy_log_probs_and_entropy)
     expected = log_probs(policy, batch.obs, batch.actions)
-    got = log_probs(policy, batch.obs, batch.actions, task_obs, task_index, True)
+    got = log_probs(policy, batch.obs, batch.actions, shared.task_obs, shared.task_index, True)
     for g, e in zip(got, expected, strict=True):
         assert g.shape == e.shape
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
-    loss_and_grad = eqx.filter_jit(
-        eqx.filter_value_and_grad(lambda p, b: grpo_loss(p, b, SMALL.grpo)[0])
-    )
+    loss_and_grad = _loss_and_grad()
     loss, grads = loss_and_grad(policy, batch)
     shared_loss, shared_grads = loss_and_grad(policy, shared)
     np.testing.assert_allclose(shared_loss, loss, rtol=1e-6)
     _assert_same_arrays(shared_grads, grads, 1e-5)
-    for indices in (jnp.array([4, 0, 3], jnp.int32), jnp.array([5], jnp.int32)):
-        part = shared.take(indices)
-        assert part.shared_first_step
-        plain = jax.tree.map(lambda x, i=indices: x[i], batch)
-        np.testing.assert_allclose(
-            loss_and_grad(policy, part)[0], loss_and_grad(policy, plain)[0], rtol=1e-6
-        )
+    _assert_minibatches_match(policy, shared, batch, loss_and_grad)
 
 
 def test_split_trunk_layer_is_the_whole_convolution(rollout_batch):
