@@ -227,7 +227,12 @@ def collect_batch(
     task_obs, task_index = group_task_table(trajectories.obs, config.group_size)
     if ref_policy is not None:
         ref_log_probs, _ = policy_log_probs_and_entropy(
-            ref_policy, trajectories.obs, trajectories.actions, task_obs, task_index, True
+            ref_policy,
+            trajectories.obs,
+            trajectories.actions,
+            task_obs,
+            task_index,
+            shared_first_step=True,
         )
     else:
         ref_log_probs = trajectories.log_probs
