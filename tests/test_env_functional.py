@@ -345,3 +345,40 @@ def test_play_with_a_first_act_is_the_scan_that_switches_at_step_zero(bank):
         if jnp.issubdtype(got.dtype, jax.dtypes.prng_key):
             got, want = jax.random.key_data(got), jax.random.key_data(want)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_the_episode_pair_read_from_a_source_is_the_pair_of_its_task(bank, mode):
+    """A bank reads the pair by task and pair index at once (one gather per array, as the
+    step does every step); a generator's pair comes from the task its state keeps. Both give
+    the pair of the whole task, under ``jit`` and ``vmap``."""
+    from jaxarc.data.generators import make_generator
+    from jaxarc.envs.episode import episode_pair, source_episode_pair
+
+    generator = make_generator("gen/easy", canvas=(8, 8))
+    generated = jax.vmap(lambda k: generator.sample_task(k, jnp.int32(-1))[0])(
+        jax.random.split(jax.random.key(3), 2)
+    )
+    for source, stores in ((bank, ()), (generator, generated)):
+        pairs = bank.max_demos if mode == "train" else bank.max_tests
+        task_index, pair_index = (
+            jnp.asarray(x.ravel(), jnp.int32) for x in np.meshgrid(np.arange(2), np.arange(pairs))
+        )
+        store_axis = None if source is bank else 0
+        if source is generator:  # a generator's state keeps its task: one per combination
+            stores = jax.tree.map(lambda x, t=task_index: x[t], stores)
+
+        @jax.jit
+        def read(stores, task_index, pair_index, source=source, store_axis=store_axis):
+            def one(store, t, p):
+                direct = source_episode_pair(source, store, t, p, mode)
+                via_task = episode_pair(source.episode_task(store, t), p, mode)
+                return direct, via_task
+
+            return jax.vmap(one, (store_axis, 0, 0))(stores, task_index, pair_index)
+
+        direct, via_task = read(stores, task_index, pair_index)
+        for name in ("input_grid", "input_shape", "target_grid", "target_shape", "scored"):
+            np.testing.assert_array_equal(
+                getattr(direct, name), getattr(via_task, name), err_msg=f"{name} ({mode})"
+            )

@@ -141,6 +141,22 @@ class TaskBank(AbstractTaskSource):
     def episode_task(self, store: PyTree, task_index: Int32[Array, ""]) -> Task:
         return self.task(task_index)
 
+    def episode_pair_arrays(
+        self, store: PyTree, task_index: Int32[Array, ""], pair_index: Int32[Array, ""], test: bool
+    ):
+        # Indexed by task and pair at once. ``x[t][p]`` is two chained gathers under vmap
+        # (XLA does not merge them): a batch_step on ARC-AGI-1 at B=4096 whose tasks are not
+        # loop constants (a Python loop, auto-reset) took 4.9 ms, and takes 2.9 ms this way.
+        split = "test" if test else "demo"
+        scored = self.test_scored[task_index, pair_index] if test else jnp.asarray(True)
+        return (
+            getattr(self, f"{split}_inputs")[task_index, pair_index],
+            getattr(self, f"{split}_input_shapes")[task_index, pair_index],
+            getattr(self, f"{split}_outputs")[task_index, pair_index],
+            getattr(self, f"{split}_output_shapes")[task_index, pair_index],
+            scored,
+        )
+
     def task(self, index: Int32[Array, ""] | int) -> Task:
         """The task at ``index`` (traceable: ``index`` may be a traced scalar)."""
         arrays = {name: getattr(self, name)[index] for name in TASK_ARRAY_FIELDS}

@@ -16,7 +16,8 @@ import abc
 from typing import TYPE_CHECKING
 
 import equinox as eqx
-from jaxtyping import Array, Int32, PRNGKeyArray, PyTree
+import jax.numpy as jnp
+from jaxtyping import Array, Bool, Int8, Int32, PRNGKeyArray, PyTree
 
 if TYPE_CHECKING:
     from jaxarc.data.bank import Task
@@ -63,3 +64,35 @@ class AbstractTaskSource(eqx.Module):
     @abc.abstractmethod
     def episode_task(self, store: PyTree, task_index: Int32[Array, ""]) -> Task:
         """The episode's task from what :meth:`episode_store` kept and the task index."""
+
+    def episode_pair_arrays(
+        self, store: PyTree, task_index: Int32[Array, ""], pair_index: Int32[Array, ""], test: bool
+    ) -> tuple[
+        Int8[Array, "H W"],
+        Int32[Array, "2"],
+        Int8[Array, "H W"],
+        Int32[Array, "2"],
+        Bool[Array, ""],
+    ]:
+        """``(input, input_shape, output, output_shape, scored)`` of one pair of the episode's
+        task: demonstration pair ``pair_index``, or test pair when ``test`` (static).
+
+        The step reads these every step. A source overrides this to read the pair without
+        the rest of the task (a bank indexes its arrays by task and pair at once: one small
+        gather per array instead of a whole task's)."""
+        task = self.episode_task(store, task_index)
+        if test:
+            return (
+                task.test_inputs[pair_index],
+                task.test_input_shapes[pair_index],
+                task.test_outputs[pair_index],
+                task.test_output_shapes[pair_index],
+                task.test_scored[pair_index],
+            )
+        return (
+            task.demo_inputs[pair_index],
+            task.demo_input_shapes[pair_index],
+            task.demo_outputs[pair_index],
+            task.demo_output_shapes[pair_index],
+            jnp.asarray(True),
+        )

@@ -11,9 +11,10 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 from jax import lax
-from jaxtyping import Array, Bool, Float32, Int8, Int32
+from jaxtyping import Array, Bool, Float32, Int8, Int32, PyTree
 
 from jaxarc.data.bank import Task
+from jaxarc.data.source import AbstractTaskSource
 from jaxarc.grid.bit_rows import WORD_BITS, pack_equal_columns_of
 from jaxarc.grid.fusion_barrier import materialize
 
@@ -45,6 +46,19 @@ def episode_pair(task: Task, pair_index: Int32[Array, ""], mode: str) -> Episode
         target_shape=task.test_output_shapes[pair_index],
         scored=task.test_scored[pair_index],
     )
+
+
+def source_episode_pair(
+    source: AbstractTaskSource,
+    store: PyTree,
+    task_index: Int32[Array, ""],
+    pair_index: Int32[Array, ""],
+    mode: str,
+) -> EpisodePair:
+    """:func:`episode_pair` of the episode's task, read from ``source`` without the rest of
+    the task (see :meth:`~jaxarc.data.source.AbstractTaskSource.episode_pair_arrays`)."""
+    arrays = source.episode_pair_arrays(store, task_index, pair_index, test=mode != "train")
+    return EpisodePair(*arrays)
 
 
 def num_episode_pairs(task: Task, mode: str) -> Int32[Array, ""]:

@@ -29,10 +29,7 @@ from jaxtyping import Array, Bool, Float32
 
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
-from jaxarc.envs.episode import (
-    episode_pair,
-    similarity_and_match,
-)
+from jaxarc.envs.episode import similarity_and_match, source_episode_pair
 from jaxarc.envs.errors import JAXErrorHandler
 from jaxarc.envs.observation import episode_context, observation_of, observe
 from jaxarc.envs.reset import (
@@ -85,8 +82,10 @@ def step_one(
     # the step and the history see the same, in-range action (see structured_actions)
     action = action.normalized(canvas)
     source = state.source if source is None else source
-    task = source.episode_task(state.episode_store, state.task_index)
-    pair = episode_pair(task, state.pair_index, mode)
+    task = source.episode_task(state.episode_store, state.task_index)  # (the observation's)
+    pair = source_episode_pair(
+        source, state.episode_store, state.task_index, state.pair_index, mode
+    )
 
     was_done = state.terminated | state.truncated
     operation = jnp.asarray(action.operation, dtype=jnp.int32)

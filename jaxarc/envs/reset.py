@@ -22,6 +22,7 @@ from jaxarc.envs.episode import (
     episode_pair,
     grid_similarity,
     num_episode_pairs,
+    source_episode_pair,
 )
 from jaxarc.envs.integers import check_integers
 from jaxarc.envs.observation import observation_of
@@ -192,7 +193,10 @@ def reset_state(
         task_index = jnp.int32(-1)
     else:
         task, task_index = source.sample_task(task_key, task_index)
-    num_pairs = num_episode_pairs(task, mode)
+    if isinstance(source, TaskBank):  # (one small gather per pair array, not via the task)
+        num_pairs = (source.num_demos if mode == "train" else source.num_tests)[task_index]
+    else:
+        num_pairs = num_episode_pairs(task, mode)
     if validate:  # concrete indices are also checked before tracing
         pair_index = eqx.error_if(
             pair_index, pair_index >= num_pairs, f"pair_index beyond the task's {mode} pairs"
@@ -201,7 +205,10 @@ def reset_state(
     last_pair = jnp.maximum(num_pairs - 1, 0)
     pair_index = jnp.where(pair_index >= 0, jnp.minimum(pair_index, last_pair), sampled_pair)
     pair_index = pair_index.astype(jnp.int32)
-    pair = episode_pair(task, pair_index, mode)
+    if isinstance(source, TaskBank):
+        pair = source_episode_pair(source, (), task_index, pair_index, mode)
+    else:
+        pair = episode_pair(task, pair_index, mode)
 
     grid = pair.input_grid
     if config.environment.start_from_empty:
