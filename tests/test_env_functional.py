@@ -360,7 +360,7 @@ def test_the_episode_pair_read_from_a_source_is_the_pair_of_its_task(bank, mode)
         jax.random.split(jax.random.key(3), 2)
     )
     for source, stores in ((bank, ()), (generator, generated)):
-        pairs = bank.max_demos if mode == "train" else bank.max_tests
+        pairs = source.max_demos if mode == "train" else source.max_tests
         task_index, pair_index = (
             jnp.asarray(x.ravel(), jnp.int32) for x in np.meshgrid(np.arange(2), np.arange(pairs))
         )

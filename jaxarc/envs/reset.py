@@ -19,7 +19,6 @@ from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.episode import (
     EpisodePair,
-    episode_pair,
     grid_similarity,
     num_episode_pairs,
     source_episode_pair,
@@ -193,10 +192,7 @@ def reset_state(
         task_index = jnp.int32(-1)
     else:
         task, task_index = source.sample_task(task_key, task_index)
-    if isinstance(source, TaskBank):  # (one small gather per pair array, not via the task)
-        num_pairs = (source.num_demos if mode == "train" else source.num_tests)[task_index]
-    else:
-        num_pairs = num_episode_pairs(task, mode)
+    num_pairs = num_episode_pairs(task, mode)
     if validate:  # concrete indices are also checked before tracing
         pair_index = eqx.error_if(
             pair_index, pair_index >= num_pairs, f"pair_index beyond the task's {mode} pairs"
@@ -205,10 +201,8 @@ def reset_state(
     last_pair = jnp.maximum(num_pairs - 1, 0)
     pair_index = jnp.where(pair_index >= 0, jnp.minimum(pair_index, last_pair), sampled_pair)
     pair_index = pair_index.astype(jnp.int32)
-    if isinstance(source, TaskBank):
-        pair = source_episode_pair(source, (), task_index, pair_index, mode)
-    else:
-        pair = episode_pair(task, pair_index, mode)
+    # (read from the source: a bank reads the pair alone, not through the whole task)
+    pair = source_episode_pair(source, source.episode_store(task), task_index, pair_index, mode)
 
     grid = pair.input_grid
     if config.environment.start_from_empty:
