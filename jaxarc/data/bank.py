@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int8, Int32, PRNGKeyArray, PyTree
 
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.source import AbstractTaskSource, pair_arrays
 
 PAD_VALUE = -1
 DEFAULT_CANVAS = (30, 30)
@@ -147,15 +147,7 @@ class TaskBank(AbstractTaskSource):
         # Indexed by task and pair at once. ``x[t][p]`` is two chained gathers under vmap
         # (XLA does not merge them): a batch_step on ARC-AGI-1 at B=4096 whose tasks are not
         # loop constants (a Python loop, auto-reset) took 4.9 ms, and takes 2.9 ms this way.
-        split = "test" if test else "demo"
-        scored = self.test_scored[task_index, pair_index] if test else jnp.asarray(True)
-        return (
-            getattr(self, f"{split}_inputs")[task_index, pair_index],
-            getattr(self, f"{split}_input_shapes")[task_index, pair_index],
-            getattr(self, f"{split}_outputs")[task_index, pair_index],
-            getattr(self, f"{split}_output_shapes")[task_index, pair_index],
-            scored,
-        )
+        return pair_arrays(self, (task_index, pair_index), test)
 
     def task(self, index: Int32[Array, ""] | int) -> Task:
         """The task at ``index`` (traceable: ``index`` may be a traced scalar)."""

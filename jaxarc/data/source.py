@@ -80,19 +80,22 @@ class AbstractTaskSource(eqx.Module):
         The step reads these every step. A source overrides this to read the pair without
         the rest of the task (a bank indexes its arrays by task and pair at once: one small
         gather per array instead of a whole task's)."""
-        task = self.episode_task(store, task_index)
-        if test:
-            return (
-                task.test_inputs[pair_index],
-                task.test_input_shapes[pair_index],
-                task.test_outputs[pair_index],
-                task.test_output_shapes[pair_index],
-                task.test_scored[pair_index],
-            )
-        return (
-            task.demo_inputs[pair_index],
-            task.demo_input_shapes[pair_index],
-            task.demo_outputs[pair_index],
-            task.demo_output_shapes[pair_index],
-            jnp.asarray(True),
-        )
+        return pair_arrays(self.episode_task(store, task_index), pair_index, test)
+
+
+def pair_arrays(
+    arrays: Task | PyTree, index: Int32[Array, ""] | tuple, test: bool
+) -> tuple[
+    Int8[Array, "H W"], Int32[Array, "2"], Int8[Array, "H W"], Int32[Array, "2"], Bool[Array, ""]
+]:
+    """``(input, input_shape, output, output_shape, scored)`` at ``index`` of the demonstration
+    (or, when ``test``, test) arrays of ``arrays``: a :class:`~jaxarc.data.bank.Task` indexed
+    by pair, or a bank indexed by ``(task, pair)``. Demonstration pairs are always scored."""
+    split = "test" if test else "demo"
+    return (
+        getattr(arrays, f"{split}_inputs")[index],
+        getattr(arrays, f"{split}_input_shapes")[index],
+        getattr(arrays, f"{split}_outputs")[index],
+        getattr(arrays, f"{split}_output_shapes")[index],
+        arrays.test_scored[index] if test else jnp.asarray(True),
+    )

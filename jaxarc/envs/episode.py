@@ -14,7 +14,7 @@ from jax import lax
 from jaxtyping import Array, Bool, Float32, Int8, Int32, PyTree
 
 from jaxarc.data.bank import Task
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.source import AbstractTaskSource, pair_arrays
 from jaxarc.grid.bit_rows import WORD_BITS, pack_equal_columns_of
 from jaxarc.grid.fusion_barrier import materialize
 
@@ -31,21 +31,7 @@ class EpisodePair(eqx.Module):
 
 def episode_pair(task: Task, pair_index: Int32[Array, ""], mode: str) -> EpisodePair:
     """The input/target of pair ``pair_index`` (a demo pair in train mode, a test pair in eval)."""
-    if mode == "train":
-        return EpisodePair(
-            input_grid=task.demo_inputs[pair_index],
-            input_shape=task.demo_input_shapes[pair_index],
-            target_grid=task.demo_outputs[pair_index],
-            target_shape=task.demo_output_shapes[pair_index],
-            scored=jnp.asarray(True),
-        )
-    return EpisodePair(
-        input_grid=task.test_inputs[pair_index],
-        input_shape=task.test_input_shapes[pair_index],
-        target_grid=task.test_outputs[pair_index],
-        target_shape=task.test_output_shapes[pair_index],
-        scored=task.test_scored[pair_index],
-    )
+    return EpisodePair(*pair_arrays(task, pair_index, test=mode != "train"))
 
 
 def source_episode_pair(
