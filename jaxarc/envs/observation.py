@@ -14,8 +14,8 @@ from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import (
     EpisodePair,
-    episode_pair,
     in_context_mask,
+    source_episode_pair,
 )
 from jaxarc.envs.types import (
     CONTEXT_FIELDS,
@@ -68,7 +68,11 @@ def _episode_task_and_pair(
 ) -> tuple[Task, EpisodePair]:
     source = state.source if source is None else source
     task = source.episode_task(state.episode_store, state.task_index)
-    return task, episode_pair(task, state.pair_index, config.environment.episode_mode)
+    mode = config.environment.episode_mode
+    pair = source_episode_pair(
+        source, state.episode_store, state.task_index, state.pair_index, mode
+    )
+    return task, pair
 
 
 def observe(

@@ -41,7 +41,7 @@ from jaxarc.agents.model.learned_incontext import cell_cross_entropy
 from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig
-from jaxarc.envs.episode import episode_pair
+from jaxarc.envs.episode import source_episode_pair
 from jaxarc.envs.functional import batch_reset
 from jaxarc.envs.rollout import play
 from jaxarc.envs.structured_actions import AbstractAction, action_class
@@ -78,8 +78,9 @@ def episode_target_and_shape(
     state: ArcState, source: AbstractTaskSource, mode: str
 ) -> tuple[Int8[Array, "H W"], Int32[Array, " 2"]]:
     """The target grid of one environment's episode and its shape."""
-    task = source.episode_task(state.episode_store, state.task_index)
-    pair = episode_pair(task, state.pair_index, mode)
+    pair = source_episode_pair(
+        source, state.episode_store, state.task_index, state.pair_index, mode
+    )
     return pair.target_grid, pair.target_shape
 
 
