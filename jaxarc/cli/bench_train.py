@@ -94,13 +94,12 @@ def bench_config(args: argparse.Namespace) -> Any:
 def _make_collect(config: Any) -> Callable[[Any, Any], Any]:
     """Compiled ``(policy, key) -> TrainingBatchJAX``: the trainer's group rollouts (policy +
     environment) and advantages, for the step benchmark and the rollout timing."""
-    import equinox as eqx
-
     from jaxarc.agents.grpo.train import collect_batch, load_task_source
+    from jaxarc.agents.model.compilation import policy_jit
 
     source = load_task_source(config)
 
-    @eqx.filter_jit
+    @policy_jit
     def collect(policy, key):
         return collect_batch(policy, None, key, config, source)[0]
 

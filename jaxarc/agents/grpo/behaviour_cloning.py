@@ -37,6 +37,7 @@ from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 from jaxarc.agents.grpo.loss import masked_mean
 from jaxarc.agents.grpo.state_expert import state_expert_action
 from jaxarc.agents.grpo.train import TrainState, episode_constraint
+from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.learned_incontext import cell_cross_entropy
 from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
@@ -231,4 +232,4 @@ def make_bc_update(
             new_state = eqx.filter_shard(new_state, NamedSharding(mesh, PartitionSpec()))
         return new_state, metrics
 
-    return eqx.filter_jit(update, donate="all")
+    return policy_jit(update, donate="all")

@@ -33,6 +33,7 @@ from jaxarc.agents.grpo.loss import (
 )
 from jaxarc.agents.grpo.rollout import Trajectories, evaluate_success, group_rollout
 from jaxarc.agents.grpo.train_step import make_optimizer, surrogate_step
+from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.policy import AbstractPolicy, make_policy
 from jaxarc.data.source import AbstractTaskSource
 
@@ -158,14 +159,14 @@ def make_train(
         return new_state, metrics
 
     if replicated is None:
-        compiled_update = eqx.filter_jit(update, donate="all")
+        compiled_update = policy_jit(update, donate="all")
     else:
 
         def sharded_update(state):
             new_state, metrics = update(state)
             return eqx.filter_shard(new_state, replicated), metrics
 
-        compiled_update = eqx.filter_jit(sharded_update, donate="all")
+        compiled_update = policy_jit(sharded_update, donate="all")
     if not config.bc_updates:
         return init, compiled_update
     from jaxarc.agents.grpo.behaviour_cloning import make_bc_update  # imports this module
@@ -264,7 +265,7 @@ def make_evaluator(
     source = load_task_source(config)
     count = num_tasks or config.eval_tasks
 
-    @eqx.filter_jit
+    @policy_jit
     def evaluate(policy, key):
         result = evaluate_success(
             policy, key, env_config, source, count, config.max_episode_steps, greedy=greedy

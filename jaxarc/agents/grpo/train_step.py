@@ -1,8 +1,9 @@
 """The surrogate train step: loss, gradients (global-norm clipped in the optimiser), update.
 
 * :func:`surrogate_step` is the plain function (traceable, also runs eagerly);
-* :func:`create_jax_surrogate_train_step` compiles it with ``equinox.filter_jit`` and
-  donates the policy, optimiser state and batch buffers;
+* :func:`create_jax_surrogate_train_step` compiles it with ``equinox.filter_jit`` (with the
+  CPU options of :mod:`jaxarc.agents.model.compilation`) and donates the policy, optimiser
+  state and batch buffers;
 * :func:`create_adaptive_train_step` uses the compiled step and, if tracing fails (an
   untraceable user policy or reward), warns once and runs the same step eagerly.
 """
@@ -20,6 +21,7 @@ from jaxtyping import Array, Float32, PyTree
 
 from jaxarc.agents.grpo.config import GRPOConfig, TrainConfig
 from jaxarc.agents.grpo.loss import TrainingBatchJAX, grpo_loss
+from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.policy import AbstractPolicy
 
 Metrics = dict[str, Float32[Array, ""]]
@@ -92,7 +94,7 @@ def create_jax_surrogate_train_step(
     def step(policy, opt_state, batch):
         return surrogate_step(policy, opt_state, batch, optimizer, config)
 
-    return eqx.filter_jit(step, donate="all")
+    return policy_jit(step, donate="all")
 
 
 def create_adaptive_train_step(

@@ -18,7 +18,9 @@ class ConvHWC(eqx.Module):
     training batch (512 grids of 8x8x54: 64 MB) no longer fits in cache; on the 2-core
     machine the convolution and its two gradients were 4-10x faster than that dot at the
     quick preset's trunk and predictor sizes (jaxlib 0.10; ``benchmarks/results/
-    train_step_quick.md``). ``1 x 1`` kernels are a plain dot.
+    train_step_quick.md``). ``1 x 1`` kernels are a plain dot. The agents' programs compile
+    with :func:`jaxarc.agents.model.compilation.policy_jit`, which on CPU leaves these
+    convolutions to XLA's own kernels rather than YNNPACK's.
     """
 
     weight: Float32[Array, "K K I O"]

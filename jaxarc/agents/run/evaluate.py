@@ -14,12 +14,12 @@ import math
 from pathlib import Path
 from typing import Any
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray
 
+from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.agents.run.checkpoint import (
     META_FILE,
@@ -134,7 +134,7 @@ def evaluate_policy(
     rows_task = np.pad(rows_task, (0, padded - total))
     rows_pair = np.pad(rows_pair, (0, padded - total))
     keys = jax.random.split(key, padded)
-    play = eqx.filter_jit(
+    play = policy_jit(
         lambda policy, keys, tasks, pairs: _play_batch(policy, env_config, bank, keys, tasks, pairs)
     )
     success = np.concatenate(

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
 from jaxarc.agents.grpo.rollout import final_states
+from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.data.generators import GeneratorSource, make_generator
 
 FAMILY_METRIC_PREFIX = "eval_success/"  # metrics-log keys: eval_success/<family>
@@ -66,7 +66,7 @@ def make_family_evaluator(
     count = num_tasks or config.eval_tasks
     families = len(source.families)
 
-    @eqx.filter_jit
+    @policy_jit
     def evaluate(policy, key):
         states = final_states(
             policy, key, env_config, source, count, config.max_episode_steps, greedy=greedy
