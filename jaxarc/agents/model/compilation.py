@@ -5,9 +5,10 @@ On CPU, jaxlib 0.10 hands every convolution to a YNNPACK fusion by default. For 
 policy's small 3x3 convolutions (8x8 grids, 4 to 29 input and 16 to 24 output channels)
 XLA's own (Eigen) convolution is faster: the quick preset's trunk convolution and its two
 gradients took 14.2 ms as YNNPACK fusions and 8.4-8.8 ms as Eigen convolutions on the
-2-core machine; a whole quick-preset update went from 91-101 ms to 77 ms
-(``jaxarc bench train --preset quick``; docs/performance.md). So the agents' compiled
-programs keep YNNPACK for dots and reductions and leave convolutions to XLA.
+2-core machine (``benchmarks/conv_paths.py``), and the quick preset's update, compiled both
+ways and timed alternately in one process, 94.7 ms against 81.2 ms (medians; docs/
+training.md, "Benchmark"). So the agents' compiled programs keep YNNPACK for dots and
+reductions and leave convolutions to XLA.
 
 The option is set per compiled program (``jax.jit(..., compiler_options=...)``), never
 through the process-wide ``XLA_FLAGS``: a user's own programs are not touched. It is
@@ -55,7 +56,4 @@ def policy_jit(
 ) -> Callable[..., Any]:
     """``equinox.filter_jit(fun, donate=donate)`` compiled with
     :func:`policy_compiler_options` (for programs that evaluate or train a policy)."""
-    options = policy_compiler_options()
-    if not options:
-        return eqx.filter_jit(fun, donate=donate)
-    return eqx.filter_jit(fun, donate=donate, compiler_options=options)
+    return eqx.filter_jit(fun, donate=donate, compiler_options=policy_compiler_options() or None)
