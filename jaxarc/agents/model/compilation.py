@@ -6,9 +6,9 @@ policy's small 3x3 convolutions (8x8 grids, 4 to 29 input and 16 to 24 output ch
 XLA's own (Eigen) convolution is faster: the quick preset's trunk convolution and its two
 gradients took 14.2 ms as YNNPACK fusions and 8.4-8.8 ms as Eigen convolutions on the
 2-core machine (``benchmarks/conv_paths.py``), and the quick preset's update, compiled both
-ways and timed alternately in one process, 94.7 ms against 81.2 ms (medians; docs/
-training.md, "Benchmark"). So the agents' compiled programs keep YNNPACK for dots and
-reductions and leave convolutions to XLA.
+ways and timed alternately in one process, 94.7 ms against 81.2 ms (medians;
+``benchmarks/update_compile_options.py``; docs/training.md, "Benchmark"). So the agents'
+compiled programs keep YNNPACK for dots and reductions and leave convolutions to XLA.
 
 The option is set per compiled program (``jax.jit(..., compiler_options=...)``), never
 through the process-wide ``XLA_FLAGS``: a user's own programs are not touched. It is
