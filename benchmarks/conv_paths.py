@@ -14,10 +14,12 @@ from __future__ import annotations
 import argparse
 import time
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 
 from jaxarc.agents.model.compilation import policy_compiler_options
+from jaxarc.agents.model.layers import ConvHWC
 
 SHAPES = {
     "trunk 384x8x8, 29->24": (384, 8, 8, 29, 24),
@@ -25,32 +27,28 @@ SHAPES = {
 }
 
 
-def convolution(x: jax.Array, w: jax.Array) -> jax.Array:
-    return jax.lax.conv_general_dilated(
-        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
-    )
-
-
 def measure(shape: tuple[int, ...], options: dict[str, str], repeats: int, calls: int):
-    """(compile seconds, best seconds per call, FLOP/s) of value-and-grad of the convolution
-    with respect to its input and weights."""
+    """(compile seconds, best seconds per call, FLOP/s) of value-and-grad of the policy's
+    convolution layer (:class:`ConvHWC`, vmapped over grids as the policy runs it) with
+    respect to its input and weights."""
     n, h, w, i, o = shape
+    layer = ConvHWC(i, o, 3, key=jax.random.key(1))
     x = jax.random.normal(jax.random.key(0), (n, h, w, i), jnp.float32)
-    weight = jax.random.normal(jax.random.key(1), (3, 3, i, o), jnp.float32) * 0.1
     cotangent = jax.random.normal(jax.random.key(2), (n, h, w, o), jnp.float32)
+    params, static = eqx.partition(layer, eqx.is_array)
 
-    def loss(x, weight):
-        return jnp.sum(convolution(x, weight) * cotangent)
+    def loss(x, params):
+        return jnp.sum(jax.vmap(eqx.combine(params, static))(x) * cotangent)
 
     fn = jax.jit(jax.value_and_grad(loss, argnums=(0, 1)), compiler_options=options or None)
     tic = time.perf_counter()
-    jax.block_until_ready(fn(x, weight))
+    jax.block_until_ready(fn(x, params))
     compile_s = time.perf_counter() - tic
     best = float("inf")
     for _ in range(repeats):
         tic = time.perf_counter()
         for _ in range(calls):
-            out = fn(x, weight)
+            out = fn(x, params)
         jax.block_until_ready(out)
         best = min(best, (time.perf_counter() - tic) / calls)
     flops = 3 * 2 * n * h * w * i * o * 9  # forward, input gradient, weight gradient
