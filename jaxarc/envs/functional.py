@@ -29,7 +29,7 @@ from jaxtyping import Array, Bool, Float32
 
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
-from jaxarc.envs.episode import similarity_and_match, source_episode_pair
+from jaxarc.envs.episode import similarity_and_match
 from jaxarc.envs.errors import JAXErrorHandler
 from jaxarc.envs.observation import episode_context, observation_of, observe
 from jaxarc.envs.reset import (
@@ -37,6 +37,7 @@ from jaxarc.envs.reset import (
     as_task_source,
     batch_reset,
     check_canvas,
+    episode_start,
     reset_one,
     reset_one_jit,
     reset_state,
@@ -74,7 +75,6 @@ def step_one(
     source: AbstractTaskSource | None = None,
 ) -> tuple[ArcState, ArcObservation, Float32[Array, ""], Bool[Array, ""], StepInfo]:
     """One environment's step; ``source`` overrides ``state.source`` (see :func:`arc_step`)."""
-    mode = config.environment.episode_mode
     canvas = config.dataset.canvas_shape
     if config.environment.validate:
         action = JAXErrorHandler.validate_action(action, config)
@@ -83,9 +83,7 @@ def step_one(
     action = action.normalized(canvas)
     source = state.source if source is None else source
     task = source.episode_task(state.episode_store, state.task_index)  # (the observation's)
-    pair = source_episode_pair(
-        source, state.episode_store, state.task_index, state.pair_index, mode
-    )
+    pair = state.pair  # (read from the source at reset; the step reads no task data)
 
     was_done = state.terminated | state.truncated
     operation = jnp.asarray(action.operation, dtype=jnp.int32)
@@ -232,6 +230,7 @@ __all__ = [
     "batch_step",
     "check_canvas",
     "episode_context",
+    "episode_start",
     "observe",
     "reset_one",
     "reset_one_jit",

@@ -12,11 +12,7 @@ import jax.numpy as jnp
 from jaxarc.data.bank import Task
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig
-from jaxarc.envs.episode import (
-    EpisodePair,
-    in_context_mask,
-    source_episode_pair,
-)
+from jaxarc.envs.episode import EpisodePair, in_context_mask
 from jaxarc.envs.types import (
     CONTEXT_FIELDS,
     ArcObservation,
@@ -67,12 +63,7 @@ def _episode_task_and_pair(
     state: ArcState, config: JaxArcConfig, source: AbstractTaskSource | None = None
 ) -> tuple[Task, EpisodePair]:
     source = state.source if source is None else source
-    task = source.episode_task(state.episode_store, state.task_index)
-    mode = config.environment.episode_mode
-    pair = source_episode_pair(
-        source, state.episode_store, state.task_index, state.pair_index, mode
-    )
-    return task, pair
+    return source.episode_task(state.episode_store, state.task_index), state.pair
 
 
 def observe(

@@ -207,17 +207,30 @@ def reset_state(
     grid = pair.input_grid
     if config.environment.start_from_empty:
         grid = jnp.where(grid >= 0, jnp.int8(0), jnp.int8(-1))
-    canvas = config.dataset.canvas_shape
-    selection_cls = action_class(config.action.selection_format)
-    row_shape, row_dtype = selection_cls.history_row_shape(canvas)
-    max_steps = config.environment.max_episode_steps
-
     state = ArcState(
         key=key,
         task_index=task_index,
         pair_index=pair_index,
         grid=grid,
         grid_shape=pair.input_shape,
+        similarity=grid_similarity(grid, pair.input_shape, pair.target_grid, pair.target_shape),
+        pair=pair,
+        reward_params=reward_params,
+        episode_store=source.episode_store(task),
+        source_ref=source_ref,
+        **episode_start(config),
+    )
+    return state, task, pair
+
+
+def episode_start(config: JaxArcConfig) -> dict[str, Array]:
+    """The state fields every episode starts with, whatever its key and task (by name):
+    an empty selection and clipboard, zero counters and an empty action history."""
+    canvas = config.dataset.canvas_shape
+    selection_cls = action_class(config.action.selection_format)
+    row_shape, row_dtype = selection_cls.history_row_shape(canvas)
+    max_steps = config.environment.max_episode_steps
+    return dict(
         selection=jnp.zeros(canvas, dtype=jnp.bool_),
         clipboard=jnp.full(canvas, -1, dtype=jnp.int8),
         clipboard_mask=jnp.zeros(canvas, dtype=jnp.bool_),
@@ -225,14 +238,9 @@ def reset_state(
         terminated=jnp.asarray(False),
         truncated=jnp.asarray(False),
         success=jnp.asarray(False),
-        similarity=grid_similarity(grid, pair.input_shape, pair.target_grid, pair.target_shape),
         history=jnp.zeros((max_steps, *row_shape), dtype=row_dtype),
         history_length=jnp.int32(0),
-        reward_params=reward_params,
-        episode_store=source.episode_store(task),
-        source_ref=source_ref,
     )
-    return state, task, pair
 
 
 # Compiled single-environment forms; pass ``source`` to make the bank a traced input.

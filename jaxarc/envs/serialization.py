@@ -3,7 +3,9 @@
 A state file (``.npz``) holds every per-environment leaf of an :class:`ArcState` (single or
 batched) by its pytree path, plus a JSON header describing the configuration it was made
 with. The task source is left out (the state keeps its task index); :func:`load_state`
-re-attaches the source you pass, after checking it fits the header.
+re-attaches the source you pass, after checking it fits the header. The episode's pair
+(``state.pair``, a copy of the source's input and target grids) is not written either:
+loading reads it again from the source, so files stay as they were before the state kept it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,11 +24,13 @@ import numpy as np
 from jaxarc.data.bank import TaskBank
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
+from jaxarc.envs.episode import source_episode_pair
 from jaxarc.envs.functional import as_task_source, check_canvas, reset_one
 from jaxarc.envs.types import ArcState, SourceRef
 
 FORMAT_VERSION = 1
 _HEADER = "__header__"
+_DERIVED = ".pair"  # leaves under this path are read from the source on load, not saved
 _FINGERPRINTS: dict[int, tuple[AbstractTaskSource, str]] = {}
 
 
@@ -81,7 +86,9 @@ def save_state(path: str | os.PathLike, state: ArcState, config: JaxArcConfig) -
     """Write ``state`` (without its task source) to ``path`` atomically; returns the path."""
     path = Path(path)
     arrays = {
-        _leaf_name(p): _to_numpy(leaf) for p, leaf in jax.tree_util.tree_flatten_with_path(state)[0]
+        _leaf_name(p): _to_numpy(leaf)
+        for p, leaf in jax.tree_util.tree_flatten_with_path(state)[0]
+        if not _is_derived(_leaf_name(p))
     }
     arrays[_HEADER] = np.asarray(json.dumps(_header(state, config)))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -133,11 +140,34 @@ def load_state(
         leaves = []
         for leaf_path, like in paths_and_leaves:
             name = _leaf_name(leaf_path)
+            if _is_derived(name):
+                leaves.append(jnp.zeros(like.shape, like.dtype))  # (replaced below)
+                continue
             if name not in data:
                 raise ValueError(f"{path}: missing state leaf {name}")
             value = data[name]
             leaves.append(_restore_leaf(path, name, value, like))
-    return jax.tree_util.tree_unflatten(treedef, leaves)
+    state = jax.tree_util.tree_unflatten(treedef, leaves)
+    return _with_episode_pair(state, config, source, len(header["batch_shape"]))
+
+
+def _is_derived(name: str) -> bool:
+    return name == _DERIVED or name.startswith(_DERIVED + ".")
+
+
+def _with_episode_pair(
+    state: ArcState, config: JaxArcConfig, source: AbstractTaskSource, batch_rank: int
+) -> ArcState:
+    """``state`` with its episode pair read from ``source`` (by task and pair index)."""
+    mode = config.environment.episode_mode
+
+    def pair_of(store, task_index, pair_index):
+        return source_episode_pair(source, store, task_index, pair_index, mode)
+
+    for _ in range(batch_rank):
+        pair_of = jax.vmap(pair_of)
+    pair = pair_of(state.episode_store, state.task_index, state.pair_index)
+    return eqx.tree_at(lambda s: s.pair, state, pair)
 
 
 def _header_fields(config: JaxArcConfig) -> dict:

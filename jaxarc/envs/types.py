@@ -5,6 +5,11 @@ batch of environments is the same module with a leading axis on every leaf). The
 source (a possibly large task bank) is *not* a leaf: the state holds it through
 :class:`SourceRef`, a static field compared by identity, so the bank is shared by all
 environments, never copied per environment, and left out of serialised states.
+
+The episode's pair (its input and target grids, :class:`~jaxarc.envs.episode.EpisodePair`)
+is read from the source once, at reset, and kept in the state: the step reads no task data,
+so it costs the same whether or not the batch's task indices change between steps (under
+auto-reset they do, and a gather from the bank costs about as much as a grid pass).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray, PyTree
 
 from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import RewardParams
+from jaxarc.envs.episode import EpisodePair
 
 
 class SourceRef:
@@ -52,6 +58,7 @@ class ArcState(eqx.Module):
     truncated: Bool[Array, ""]
     success: Bool[Array, ""]
     similarity: Float32[Array, ""]  # similarity of grid to target after the last step
+    pair: EpisodePair  # the episode's input and target (read from the source at reset)
     history: Array  # [T, ...] format-specific action rows (see structured_actions)
     history_length: Int32[Array, ""]
     reward_params: RewardParams

@@ -9,9 +9,12 @@ traced pytree passed into every call, so it can be vmapped.
 Fast auto-reset. gymnax's generic ``step`` computes ``reset_env`` (state *and*
 observation) for every environment at every step and selects both. ``ArcEnvironment.step``
 gives the same results (a test compares it with gymnax's generic step) for less: it
-computes the reset *state* only (no observation), and under ``vmap`` only for the
-environments that finished (:func:`~jaxarc.grid.lanes.where_flagged`: gathered 128 at a
-time and scattered back in place), then builds one observation from the resulting state.
+computes the reset *state* only (no observation), and under ``vmap`` only the fields a new
+episode draws (key, task, pair, grid, similarity) and only for the environments that
+finished (:func:`~jaxarc.grid.lanes.where_flagged`: gathered 128 at a time and scattered
+back in place). The fields every episode starts with (empty selection, clipboard and
+history, zero counters: :func:`~jaxarc.envs.functional.episode_start`) are selected by
+``done`` in one elementwise pass. Then it builds one observation from the resulting state.
 
 Generated sources (``gen/...``). A reset there is a whole task generation (about a
 millisecond of CPU per task), and under ``vmap`` an auto-reset cannot be skipped for the
@@ -42,6 +45,7 @@ from jaxarc.envs.functional import (
     as_task_source,
     check_canvas,
     episode_context,
+    episode_start,
     observe,
     reset_state,
     step_one,
@@ -74,6 +78,17 @@ class ArcEnvParams(eqx.Module):
 def generate_task_pool(source: AbstractTaskSource, keys: PRNGKeyArray) -> Task:
     """One task of ``source`` per key, stacked (leading axis ``len(keys)``)."""
     return jax.vmap(lambda key: source.sample_task(key, jnp.int32(-1))[0])(keys)
+
+
+def _fields(state: ArcState, names: tuple[str, ...]) -> tuple:
+    return tuple(getattr(state, name) for name in names)
+
+
+def _drawn_names(start: dict) -> tuple[str, ...]:
+    """The state fields a new episode draws (key, task, pair, grid...): those that are not
+    the same for every episode (``start``), the reward weights or the static source."""
+    fixed = (*start, "reward_params", "source_ref")
+    return tuple(name for name in ArcState.__dataclass_fields__ if name not in fixed)
 
 
 class ArcEnvironment(environment.Environment):
@@ -161,6 +176,17 @@ class ArcEnvironment(environment.Environment):
         )
         return state
 
+    def _drawn_fields(
+        self,
+        names: tuple[str, ...],
+        key: PRNGKeyArray,
+        reward: RewardParams,
+        task_source: AbstractTaskSource,
+        task_pool: Task | None,
+    ) -> tuple:
+        """The fields ``names`` of :meth:`_fresh_state`."""
+        return _fields(self._fresh_state(key, reward, task_source, task_pool), names)
+
     def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
         self._check_params(params)
         state = self._fresh_state(key, params.reward, self.task_source, params.task_pool)
@@ -192,16 +218,30 @@ class ArcEnvironment(environment.Environment):
         obs_st, state_st, reward, terminated, info = self.step_env(key_step, state, action, params)
         truncated = self.is_truncated(state_st, params)
         done = terminated | truncated
-        # The reset runs only for the environments that finished (under vmap: gathered
-        # 128 at a time); the others keep their stepped state.
-        state = where_flagged(
+        # A new episode's drawn fields (key, task, pair, grid, similarity) are computed only
+        # for the environments that finished (under vmap: gathered 128 at a time and
+        # scattered back); the fields every episode starts with (empty selection, clipboard
+        # and history, zero counters) and the reward weights are selected by ``done``, an
+        # elementwise pass XLA fuses with the step's own.
+        start = episode_start(self.config)
+        drawn_names = _drawn_names(start)
+        drawn = where_flagged(
             done,
-            self._fresh_state,
-            state_st,
+            functools.partial(self._drawn_fields, drawn_names),
+            _fields(state_st, drawn_names),
             key_reset,
             params.reward,
             self.task_source,
             params.task_pool,
+        )
+        fixed_names = (*start, "reward_params")
+        fixed = jax.tree.map(
+            lambda new, old: jnp.where(done, new, old),
+            (*start.values(), params.reward),
+            _fields(state_st, fixed_names),
+        )
+        state = eqx.tree_at(
+            lambda s: _fields(s, (*drawn_names, *fixed_names)), state_st, (*drawn, *fixed)
         )
         obs = observe(state, self.config, self.task_source)
         info = {
