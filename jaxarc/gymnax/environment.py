@@ -14,7 +14,7 @@ episode draws (key, task, pair, grid, similarity) and only for the environments 
 finished (:func:`~jaxarc.grid.lanes.where_flagged`: gathered 128 at a time and scattered
 back in place). The fields every episode starts with (empty selection, clipboard and
 history, zero counters: :func:`~jaxarc.envs.functional.episode_start`) are selected by
-``done`` in one elementwise pass. Then it builds one observation from the resulting state.
+``done``, elementwise. Then it builds one observation from the resulting state.
 
 Generated sources (``gen/...``). A reset there is a whole task generation (about a
 millisecond of CPU per task), and under ``vmap`` an auto-reset cannot be skipped for the
@@ -221,8 +221,8 @@ class ArcEnvironment(environment.Environment):
         # A new episode's drawn fields (key, task, pair, grid, similarity) are computed only
         # for the environments that finished (under vmap: gathered 128 at a time and
         # scattered back); the fields every episode starts with (empty selection, clipboard
-        # and history, zero counters) and the reward weights are selected by ``done``, an
-        # elementwise pass XLA fuses with the step's own.
+        # and history, zero counters) and the reward weights are selected by ``done``
+        # (elementwise over the batch: cheaper than a scatter per field and chunk).
         start = episode_start(self.config)
         drawn_names = _drawn_names(start)
         drawn = where_flagged(
