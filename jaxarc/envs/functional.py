@@ -74,7 +74,9 @@ def step_one(
     config: JaxArcConfig,
     source: AbstractTaskSource | None = None,
 ) -> tuple[ArcState, ArcObservation, Float32[Array, ""], Bool[Array, ""], StepInfo]:
-    """One environment's step; ``source`` overrides ``state.source`` (see :func:`arc_step`)."""
+    """One environment's step; ``source`` overrides ``state.source`` (see :func:`arc_step`),
+    from which only the observation's demonstration pairs are read (the played pair is
+    ``state.pair``)."""
     canvas = config.dataset.canvas_shape
     if config.environment.validate:
         action = JAXErrorHandler.validate_action(action, config)
