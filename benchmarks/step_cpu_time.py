@@ -22,7 +22,7 @@ import jax
 
 import jaxarc
 from jaxarc.benchmarking.env_throughput import MASK_POOL, _random_actions
-from jaxarc.benchmarking.face_throughput import in_play
+from jaxarc.benchmarking.face_throughput import face_scan_body
 from jaxarc.data import load_source
 from jaxarc.envs import (
     JaxArcConfig,
@@ -62,24 +62,16 @@ def main() -> None:
     else:
         states, _ = batch_reset(keys, config, bank)
 
-    def core_step(states, step_key):
+    def plain_step(states, step_key):
         actions = _random_actions(step_key, batch, config, pool)
-        if args.face == "core":  # (the faces table's core: every episode kept in play)
-            states = in_play(states)
         states, _, reward, _, _ = batch_step(states, actions, config)
         return states, reward
 
-    def face_step(states, key):
-        action_key, step_key = jax.random.split(key)
-        actions = _random_actions(action_key, batch, config, pool)
-        step = jax.vmap(env.step, (0, 0, 0, None))
-        _, states, reward, *_ = step(jax.random.split(step_key, batch), states, actions, params)
-        return states, reward
+    # the faces table's own loops (the core kept in play, the gymnax face)
+    body = plain_step if env is None else face_scan_body(args.face, env, params, batch, pool)
 
     @jax.jit
     def rollout(states, key):
-        body = face_step if args.face == "gymnax" else core_step
-
         states, rewards = jax.lax.scan(body, states, jax.random.split(key, steps))
         return states.step_count, rewards.sum()
 

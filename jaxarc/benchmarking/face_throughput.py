@@ -65,6 +65,37 @@ def in_play(states: ArcState) -> ArcState:
     return eqx.tree_at(fields, states, tuple(jnp.zeros_like(x) for x in fields(states)))
 
 
+def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
+    """The ``lax.scan`` body ``(states, key) -> (states, rewards)`` of one face's row:
+    ``"core"`` (:func:`batch_step` on episodes kept in play), ``"gymnax"`` or
+    ``"gymnax+sample"`` (``jax.vmap(env.step)`` with auto-reset); actions from the
+    benchmark's two-random-words sampler, or from the action space for ``gymnax+sample``."""
+    config = env.config
+    if face == "core":
+
+        def core_body(states, key):
+            actions = _random_actions(key, batch_size, config, mask_pool)
+            states, _, reward, _, _ = batch_step(in_play(states), actions, config)
+            return states, reward
+
+        return core_body
+    space = env.action_space(params)
+
+    def gymnax_body(states, key):
+        act_key, step_key = jax.random.split(key)
+        if face == "gymnax+sample":
+            actions = jax.vmap(space.sample)(jax.random.split(act_key, batch_size))
+        else:
+            actions = _random_actions(act_key, batch_size, config, mask_pool)
+        step = jax.vmap(env.step, (0, 0, 0, None))
+        _, states, reward, _, _, _ = step(
+            jax.random.split(step_key, batch_size), states, actions, params
+        )
+        return states, reward
+
+    return gymnax_body
+
+
 def measure_gymnax(
     env_name: str,
     batch_size: int,
@@ -79,36 +110,16 @@ def measure_gymnax(
 
     env, params = make(env_name, max_episode_steps=max_episode_steps, **options)
     config, source = env.config, env.task_source
-    space = env.action_space(params)
     mask_pool = jax.random.bernoulli(jax.random.key(7), 0.3, (64, *config.dataset.canvas_shape))
     keys = jax.random.split(jax.random.key(0), batch_size)
     rows = []
     for face in faces:
+        start = time.perf_counter()
         if face == "core":
-            start = time.perf_counter()
             states, _ = jax.block_until_ready(batch_reset(keys, config, source))
-
-            def body(states, key):
-                actions = _random_actions(key, batch_size, config, mask_pool)
-                states, _, reward, _, _ = batch_step(in_play(states), actions, config)
-                return states, reward
-
         else:
-            start = time.perf_counter()
             _, states = jax.block_until_ready(jax.vmap(env.reset, (0, None))(keys, params))
-            sampled = face == "gymnax+sample"
-
-            def body(states, key, sampled=sampled):
-                act_key, step_key = jax.random.split(key)
-                if sampled:
-                    actions = jax.vmap(space.sample)(jax.random.split(act_key, batch_size))
-                else:
-                    actions = _random_actions(act_key, batch_size, config, mask_pool)
-                step = jax.vmap(env.step, (0, 0, 0, None))
-                _, states, reward, _, _, _ = step(
-                    jax.random.split(step_key, batch_size), states, actions, params
-                )
-                return states, reward
+        body = face_scan_body(face, env, params, batch_size, mask_pool)
 
         @jax.jit
         def rollout(states, key, body=body):
