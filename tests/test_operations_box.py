@@ -93,22 +93,27 @@ def test_mask_operations_match_generic_path_over_random_episodes(canvas) -> None
 
 
 @pytest.mark.parametrize("fmt", ["bbox", "mask"])
-def test_large_batches_take_the_chunked_lanes_and_match_generic(fmt) -> None:
+@pytest.mark.parametrize("canvas", [(30, 30), (9, 7)])
+def test_large_batches_take_the_chunked_lanes_and_match_generic(fmt, canvas) -> None:
     """Above ``CHUNK`` environments the coordinate-map window, the flips/rotations, the
     clipboard and the flood run only on the environments that use them, in several chunks
-    (most environments here use them): still the generic path's states."""
-    batch, canvas = 3 * CHUNK + 5, (30, 30)
+    (most environments here use them): still the generic path's states, on a square canvas
+    and on one whose window is square-padded."""
+    batch = 3 * CHUNK + 5
     rng = np.random.default_rng(21)
     grids = rng.integers(0, 3, (batch, *canvas)).astype(np.int8)
-    shapes = rng.integers(10, 31, (batch, 2)).astype(np.int32)
+    limits = np.array(canvas) + 1
+    shapes = rng.integers(np.array(canvas) // 3, limits, (batch, 2)).astype(np.int32)
     inputs = jnp.asarray(rng.integers(0, 10, (batch, *canvas)).astype(np.int8))
-    input_shapes = jnp.asarray(rng.integers(1, 31, (batch, 2)).astype(np.int32))
+    input_shapes = jnp.asarray(rng.integers(1, limits, (batch, 2)).astype(np.int32))
     generic = fast = jax.vmap(GridState.create)(jnp.asarray(grids), jnp.asarray(shapes))
     family = np.array([13, 24, 25, 26, 27, 28, 29, 30, 20, 23])  # flood, map family, moves
     for step in range(8):
         op = jnp.asarray(rng.choice(family, batch), jnp.int32)
         if fmt == "bbox":
-            corners = [jnp.asarray(rng.integers(-1, 31, batch), jnp.int32) for _ in range(4)]
+            corners = [
+                jnp.asarray(rng.integers(-1, max(canvas) + 1, batch), jnp.int32) for _ in range(4)
+            ]
             generic = generic_box(generic, op, *corners, inputs, input_shapes)
             fast = fast_box(fast, op, *corners, inputs, input_shapes)
         else:

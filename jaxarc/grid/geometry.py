@@ -164,25 +164,21 @@ class CoordinateMap(eqx.Module):
 
 def orient_window(shifted: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int8[Array, "L L"]:
     """The flip/rotation step of :meth:`CoordinateMap.gather`: one of five fixed variants of
-    the shifted square window (``variant`` from :meth:`CoordinateMap.variant`).
+    the shifted square window (``variant`` from :meth:`CoordinateMap.variant`; 0 leaves it).
 
-    Under ``vmap`` each variant is computed only for the environments that use it (see
-    :func:`jaxarc.grid.lanes.where_flagged`): the transposes are strided reads that do not
-    vectorise, and each of ROTATE_CW/CCW, FLIP_LR/TB is 1 of the 35 operations.
+    Under ``vmap`` it is computed only for the environments that flip or rotate (see
+    :func:`jaxarc.grid.lanes.where_flagged`; ROTATE_CW/CCW and FLIP_LR/TB are 4 of the 35
+    operations), the four variants in one chunk loop: a loop per variant compiled 53 more
+    XLA fusions for the bbox and mask steps (208 -> 155), for the same step time.
     """
-    oriented = shifted
-    for code, transform in enumerate(_VARIANTS, start=1):
-        oriented = where_flagged(variant == code, transform, oriented, shifted)
-    return oriented
+    return where_flagged(variant > 0, _oriented, shifted, shifted, variant)
 
 
-# Variants 1..4 of CoordinateMap.gather: U[r, L-1-c], U[L-1-r, c], U[L-1-c, r], U[c, L-1-r].
-_VARIANTS = (
-    lambda u: u[:, ::-1],
-    lambda u: u[::-1, :],
-    lambda u: u[::-1, :].T,
-    lambda u: u[:, ::-1].T,
-)
+def _oriented(window: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int8[Array, "L L"]:
+    """Variant 1..4 of ``window``: a flip (of columns for 1 and 4, of rows for 2 and 3),
+    transposed for 3 and 4 (one transpose, the strided read, per environment)."""
+    flipped = jnp.where((variant == 1) | (variant == 4), window[:, ::-1], window[::-1, :])
+    return jnp.where(variant >= 3, flipped.T, flipped)
 
 
 def _span(length: int, start: Int32[Array, ""], stop: Int32[Array, ""]) -> Bool[Array, " N"]:
