@@ -95,10 +95,10 @@ def test_mask_operations_match_generic_path_over_random_episodes(canvas) -> None
 @pytest.mark.parametrize("fmt", ["bbox", "mask"])
 @pytest.mark.parametrize("canvas", [(30, 30), (9, 7)])
 def test_large_batches_take_the_chunked_lanes_and_match_generic(fmt, canvas) -> None:
-    """Above ``CHUNK`` environments the coordinate-map window, the flips/rotations, the
-    clipboard and the flood run only on the environments that use them, in several chunks
-    (most environments here use them): still the generic path's states, on a square canvas
-    and on one whose window is square-padded."""
+    """Above ``CHUNK`` environments the flips/rotations, the clipboard, the flood and (on a
+    square canvas) the coordinate-map window run only on the environments that use them, in
+    several chunks (most environments here use them): still the generic path's states, on a
+    square canvas and on one whose window is square-padded."""
     batch = 3 * CHUNK + 5
     rng = np.random.default_rng(21)
     grids = rng.integers(0, 3, (batch, *canvas)).astype(np.int8)

@@ -168,10 +168,9 @@ def orient_window(shifted: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int
 
     Under ``vmap`` it is computed only for the environments that flip or rotate (see
     :func:`jaxarc.grid.lanes.where_flagged`; ROTATE_CW/CCW and FLIP_LR/TB are 4 of the 35
-    operations), the four variants in one chunk loop: a loop per variant compiled 53 more
-    XLA fusions into the bbox and mask steps (155 -> 208); each flipping environment now
-    computes two flips and a transpose (mask's step perhaps a few % slower, bbox's the same
-    within noise: docs/performance.md point 12).
+    operations), all four variants in one chunk loop: fewer XLA fusions to compile than a
+    loop per variant, for two flips and a transpose per such environment
+    (docs/performance.md point 12).
     """
     return where_flagged(variant > 0, _oriented, shifted, shifted, variant)
 
