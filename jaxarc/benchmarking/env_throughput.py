@@ -19,6 +19,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
+from jaxarc.benchmarking.machine import device_description
 from jaxarc.data import AbstractTaskSource, load_source
 from jaxarc.envs import (
     JaxArcConfig,
@@ -181,8 +182,8 @@ def run(
     table = format_table(rows)
     header = (
         f"Environment throughput on {source} ({bank.canvas_shape[0]}x{bank.canvas_shape[1]}), "
-        f"{scan_steps} steps in lax.scan, best of {repeats}; {jax.default_backend()} "
-        f"({jax.device_count()} device(s)), {platform.processor() or platform.machine()}, "
+        f"{scan_steps} steps in lax.scan, best of {repeats}; {device_description()}, "
+        f"{platform.processor() or platform.machine()}, "
         f"jax {jax.__version__}, {time.strftime('%Y-%m-%d %H:%M')}"
     )
     echo("\n" + header + "\n\n" + table)

@@ -37,6 +37,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxarc.benchmarking.env_throughput import _random_actions
+from jaxarc.benchmarking.machine import device_description
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.types import ArcState
 
@@ -278,7 +279,7 @@ def save_faces(results_dir: Path | None = None, echo=print, **kwargs) -> list[Fa
     header = (
         f"Faces throughput (point actions, episodes of "
         f"{kwargs.get('max_episode_steps', 8)} steps): "
-        f"{jax.default_backend()} ({jax.device_count()} device(s), {os.cpu_count()} CPUs), "
+        f"{device_description()}, {os.cpu_count()} CPUs, "
         f"{platform.processor() or platform.machine()}, jax {jax.__version__}, "
         f"load average {' '.join(f'{x:.2f}' if isinstance(x, float) else x for x in load)}, "
         f"{time.strftime('%Y-%m-%d %H:%M')}"

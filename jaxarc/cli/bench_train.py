@@ -26,6 +26,7 @@ import argparse
 import dataclasses
 import datetime
 import json
+import math
 import os
 import platform
 import time
@@ -41,13 +42,46 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _episode_counts(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated episode counts, got {text!r}"
+        ) from None
+    if min(values) < 1:
+        raise argparse.ArgumentTypeError(f"episode counts must be positive, got {text!r}")
+    return values
+
+
 def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=("quick", "default"), default="quick")
     parser.add_argument("--batch-tasks", type=_positive_int, default=None, metavar="B")
     parser.add_argument("--group-size", type=_positive_int, default=None, metavar="G")
     parser.add_argument("--max-episode-steps", type=_positive_int, default=None, metavar="T")
     parser.add_argument("--compiled-steps", type=_positive_int, default=20, metavar="N")
-    parser.add_argument("--eager-steps", type=_positive_int, default=2, metavar="N")
+    parser.add_argument(
+        "--eager-steps",
+        type=_non_negative_int,
+        default=2,
+        metavar="N",
+        help="eager (jax.disable_jit) calls timed per step size after a warm-up call; 0 skips "
+        "the eager run (its warm-up compiles every primitive: minutes per size on a GPU)",
+    )
+    parser.add_argument(
+        "--step-episodes",
+        type=_episode_counts,
+        default=(1, 8),
+        metavar="N,N",
+        help="episode counts at which the step is also timed (the training minibatch always is)",
+    )
     parser.add_argument("--updates", type=_positive_int, default=5, metavar="N")
     parser.add_argument(
         "--out",
@@ -252,11 +286,15 @@ def run_train_benchmark(
     *,
     compiled_steps: int = 20,
     eager_steps: int = 2,
+    step_episodes: tuple[int, ...] = (1, 8),
     updates: int = 5,
     profile_dir: Path | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Run every measurement for ``config``; returns the results dict (seconds, ratios)."""
+    """Run every measurement for ``config``; returns the results dict (seconds, ratios).
+
+    The step is timed on the training minibatch and on each of ``step_episodes`` below it;
+    ``eager_steps=0`` skips the eager run (its ratio is then NaN)."""
     import equinox as eqx
     import jax
     import jax.numpy as jnp
@@ -270,6 +308,7 @@ def run_train_benchmark(
     )
     from jaxarc.agents.grpo.train import load_task_source
     from jaxarc.agents.run.distributed import make_data_mesh
+    from jaxarc.benchmarking.machine import device_description
 
     episodes = config.batch_tasks * config.group_size
     steps_per_update = episodes * config.max_episode_steps
@@ -286,7 +325,7 @@ def run_train_benchmark(
 
     minibatch = episodes // config.grpo.minibatches
     step_rows = []
-    for size in sorted({1, 8, minibatch} & set(range(1, minibatch + 1))):
+    for size in sorted({*step_episodes, minibatch} & set(range(1, minibatch + 1))):
         log(f"surrogate step on {size} episodes: compiled, then eager (jax.disable_jit) ...")
         batch = full_batch.take(jnp.arange(size))
         step = create_jax_surrogate_train_step(policy, optimizer, config.grpo)
@@ -298,12 +337,14 @@ def run_train_benchmark(
             p, o, metrics = step(p, o, part)
         jax.block_until_ready(metrics)
         compiled_s = (time.perf_counter() - tic) / compiled_steps
-        with jax.disable_jit():
-            eager = lambda batch=batch: surrogate_step(
-                policy, opt_state, batch, optimizer, config.grpo
-            )
-            _, eager_first_s = _timed(eager)  # warm-up: per-op kernels compile here
-            eager_s = sum(_timed(eager)[1] for _ in range(eager_steps)) / eager_steps
+        eager_first_s = eager_s = float("nan")
+        if eager_steps > 0:
+            with jax.disable_jit():
+                eager = lambda batch=batch: surrogate_step(
+                    policy, opt_state, batch, optimizer, config.grpo
+                )
+                _, eager_first_s = _timed(eager)  # warm-up: per-op kernels compile here
+                eager_s = sum(_timed(eager)[1] for _ in range(eager_steps)) / eager_steps
         step_rows.append(
             {
                 "episodes": size,
@@ -374,6 +415,7 @@ def run_train_benchmark(
         "env_only_seconds": env_s,
         "env_share": env_s / update_s,
         "devices": [str(d) for d in jax.devices()],
+        "device_description": device_description(),
         "jax_version": jax.__version__,
         "machine": platform.machine(),
         "processor_count": _cpu_count(),
@@ -396,12 +438,14 @@ def format_table(results: dict[str, Any]) -> str:
         ("train step, first call (trace + compile)", f"{r['step_compile_seconds']:.2f} s"),
     ]
     for row in r["step_by_minibatch"]:
+        compiled = f"{row['compiled_seconds'] * 1e3:.2f} ms"
+        eager = (
+            "not run"
+            if math.isnan(row["eager_seconds"])
+            else f"{row['eager_seconds'] * 1e3:.0f} ms = {row['speedup']:.0f}x"
+        )
         rows.append(
-            (
-                f"train step on {row['episodes']} episodes: compiled / eager",
-                f"{row['compiled_seconds'] * 1e3:.2f} ms / {row['eager_seconds'] * 1e3:.0f} ms "
-                f"= {row['speedup']:.0f}x",
-            )
+            (f"train step on {row['episodes']} episodes: compiled / eager", f"{compiled} / {eager}")
         )
     rows += flops_rows(r)
     rows += [
@@ -413,7 +457,7 @@ def format_table(results: dict[str, Any]) -> str:
         ("environment alone, same steps", f"{r['env_only_seconds'] * 1e3:.1f} ms"),
         ("environment share of an update", f"{r['env_share']:.1%}"),
         ("load average (1 min) after the run", f"{r['load_average_1min_after']:.1f}"),
-        ("devices", f"{len(r['devices'])} x {r['devices'][0]}"),
+        ("devices", r.get("device_description", f"{len(r['devices'])} x {r['devices'][0]}")),
     ]
     width = max(len(name) for name, _ in rows)
     lines = [f"| {'measurement'.ljust(width)} | value |", f"|{'-' * (width + 2)}|-------|"]
@@ -427,6 +471,7 @@ def run_train_bench(args: argparse.Namespace) -> int:
         config,
         compiled_steps=args.compiled_steps,
         eager_steps=args.eager_steps,
+        step_episodes=args.step_episodes,
         updates=args.updates,
         profile_dir=args.profile,
     )
