@@ -69,3 +69,72 @@ def test_bench_train_reports_step_flops_and_a_same_run_matmul():
     )
     assert rows["surrogate step / matmul FLOP/s"].endswith("%")
     assert "policy FLOPs per env step (encode_task / T + act)" in rows
+
+
+def test_bench_train_flags_choose_the_step_sizes_and_can_skip_the_eager_run(capsys):
+    import pytest
+
+    from jaxarc.cli.main import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(["bench", "train"])
+    assert (args.eager_steps, args.step_episodes) == (2, (1, 8))
+    args = parser.parse_args(["bench", "train", "--eager-steps", "0", "--step-episodes", "128"])
+    assert (args.eager_steps, args.step_episodes) == (0, (128,))
+    for bad, says in [
+        (["--eager-steps", "-1"], "non-negative"),
+        (["--step-episodes", "0,8"], "positive"),
+        (["--step-episodes", "a"], "comma-separated episode counts"),
+    ]:
+        with pytest.raises(SystemExit):
+            parser.parse_args(["bench", "train", *bad])
+        assert says in capsys.readouterr().err
+
+
+def test_bench_train_table_says_when_the_eager_run_was_skipped():
+    from jaxarc.benchmarking.machine import device_description
+    from jaxarc.cli.bench_train import format_table
+
+    row = lambda n, eager: {  # noqa: E731
+        "episodes": n,
+        "compiled_seconds": 0.002,
+        "eager_seconds": eager,
+        "speedup": eager / 0.002,
+    }
+    results = {
+        "config": {
+            "batch_tasks": 2,
+            "group_size": 2,
+            "max_episode_steps": 2,
+            "selection_format": "point",
+            "minibatch_episodes": 4,
+        },
+        "step_compile_seconds": 1.0,
+        "step_by_minibatch": [row(1, 0.5), row(4, float("nan"))],
+        "step_flops": 1e9,
+        "step_flops_per_second": 5e11,
+        "matmul": {"n": 64, "flops_per_second": 1e12},
+        "step_vs_matmul": 0.5,
+        "policy_encode_task_flops": 2e6,
+        "policy_act_flops": 1e6,
+        "policy_flops_per_env_step": 2e6,
+        "update_first_call_seconds": 2.0,
+        "update_seconds": 0.01,
+        "env_steps_per_second": 800.0,
+        "rollout_share": 0.5,
+        "steps_share": 0.5,
+        "env_only_seconds": 0.001,
+        "env_share": 0.1,
+        "load_average_1min_after": 0.5,
+        "devices": ["cpu:0"],
+        "device_description": device_description(),
+    }
+    rows = dict(
+        (name.strip(), value.strip())
+        for name, value, *_ in (line.split("|")[1:3] for line in format_table(results).split("\n"))
+    )
+    assert rows["train step on 1 episodes: compiled / eager"] == "2.00 ms / 500 ms = 250x"
+    assert rows["train step on 4 episodes: compiled / eager"] == "2.00 ms / not run"
+    assert rows["devices"] == device_description()
+    assert device_description().startswith(f"{jax.default_backend()} (")
+    assert device_description().endswith(f"x {jax.devices()[0].device_kind})")
