@@ -83,8 +83,8 @@ def test_bench_train_flags_choose_the_step_sizes_and_can_skip_the_eager_run(caps
     assert (args.eager_steps, args.step_episodes) == (0, (128,))
     for bad, says in [
         (["--eager-steps", "-1"], "non-negative"),
-        (["--step-episodes", "0,8"], "positive"),
-        (["--step-episodes", "a"], "comma-separated episode counts"),
+        (["--step-episodes", "0,8"], "episode counts must be positive"),
+        (["--step-episodes", "a"], "comma-separated integers"),
     ]:
         with pytest.raises(SystemExit):
             parser.parse_args(["bench", "train", *bad])

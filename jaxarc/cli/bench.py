@@ -13,16 +13,25 @@ from pathlib import Path
 from jaxarc.cli.main import CLIError
 
 
-def _int_list(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}"
-        ) from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"batch sizes must be positive, got {text!r}")
-    return values
+def positive_int_list(what: str):
+    """An argparse type: comma-separated positive integers (``"1,8"`` -> ``(1, 8)``); its
+    errors name ``what`` the list holds."""
+
+    def parse(text: str) -> tuple[int, ...]:
+        try:
+            values = tuple(int(v) for v in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated integers, got {text!r}"
+            ) from None
+        if not values or min(values) < 1:
+            raise argparse.ArgumentTypeError(f"{what} must be positive, got {text!r}")
+        return values
+
+    return parse
+
+
+_int_list = positive_int_list("batch sizes")
 
 
 def _formats(text: str) -> tuple[str, ...]:

@@ -34,6 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jaxarc.cli.bench import positive_int_list
+
 
 def _positive_int(text: str) -> int:
     value = int(text)
@@ -47,18 +49,6 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
     return value
-
-
-def _episode_counts(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated episode counts, got {text!r}"
-        ) from None
-    if min(values) < 1:
-        raise argparse.ArgumentTypeError(f"episode counts must be positive, got {text!r}")
-    return values
 
 
 def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,7 +67,7 @@ def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--step-episodes",
-        type=_episode_counts,
+        type=positive_int_list("episode counts"),
         default=(1, 8),
         metavar="N,N",
         help="episode counts at which the step is also timed (the training minibatch always is)",
