@@ -447,7 +447,7 @@ def format_table(results: dict[str, Any]) -> str:
         ("environment alone, same steps", f"{r['env_only_seconds'] * 1e3:.1f} ms"),
         ("environment share of an update", f"{r['env_share']:.1%}"),
         ("load average (1 min) after the run", f"{r['load_average_1min_after']:.1f}"),
-        ("devices", r.get("device_description", f"{len(r['devices'])} x {r['devices'][0]}")),
+        ("devices", r["device_description"]),
     ]
     width = max(len(name) for name, _ in rows)
     lines = [f"| {'measurement'.ljust(width)} | value |", f"|{'-' * (width + 2)}|-------|"]
