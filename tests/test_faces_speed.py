@@ -28,9 +28,9 @@ from jaxarc.benchmarking.env_throughput import _random_actions
 from jaxarc.benchmarking.face_throughput import in_play
 from jaxarc.data.generators import make_generator
 from jaxarc.envs import CONTEXT_FIELDS, batch_reset, batch_step, episode_context
-from jaxarc.envs.structured_actions import PointAction
+from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
 from jaxarc.grid.lanes import CHUNK
-from jaxarc.grid.operation_ids import SUBMIT
+from jaxarc.grid.operation_ids import COPY, SUBMIT
 from jaxarc.gym import ArcGymnasiumVectorEnv
 from jaxarc.gym.spaces import action_from_gymnasium
 from jaxarc.gymnax import build_environment
@@ -98,6 +98,49 @@ def test_fast_gymnax_step_resets_only_finished_lanes_across_several_chunks():
     # the gathered chunks, the padded last chunk and the lanes left alone are all exercised.
     assert 2 * CHUNK < 300
     _rollouts_agree(*_small_env("point"), batch=300)
+
+
+def _copy_corner(fmt: str, operation, canvas) -> object:
+    """Actions of ``operation`` whose selection holds the canvas's corner cell (0, 0)."""
+    zeros = jnp.zeros_like(operation)
+    if fmt == "point":
+        return PointAction(operation=operation, row=zeros, col=zeros)
+    if fmt == "bbox":
+        return BboxAction(operation=operation, r1=zeros, c1=zeros, r2=zeros + 1, c2=zeros + 1)
+    selection = jnp.zeros((operation.shape[0], *canvas), bool).at[:, 0, 0].set(True)
+    return MaskAction(operation=operation, selection=selection)
+
+
+@pytest.mark.parametrize("fmt", ["point", "bbox", "mask"])
+def test_auto_reset_clears_the_clipboard_and_history_the_step_wrote_in_place(fmt):
+    # The clipboard and the action history are reset in the finished lanes only (the step
+    # updates them in place; see ArcEnvironment.step): COPY in every lane, then SUBMIT in
+    # every other one, over more than two chunks of lanes.
+    env, params = _small_env(fmt)
+    batch = 2 * CHUNK + 3
+    generic = jax.vmap(
+        lambda k, s, a, p: Environment.step.__wrapped__(env, k, s, a, p), (0, 0, 0, None)
+    )
+    fast = jax.vmap(env.step, (0, 0, 0, None))
+    canvas = env.config.dataset.canvas_shape
+    copy = _copy_corner(fmt, jnp.full((batch,), COPY, jnp.int32), canvas)
+    submit_every_other = jnp.where(jnp.arange(batch) % 2 == 0, SUBMIT, COPY).astype(jnp.int32)
+    second = _copy_corner(fmt, submit_every_other, canvas)
+    keys = jax.random.split(jax.random.key(5), 3 * batch).reshape(3, batch)
+    _, state = jax.vmap(env.reset, (0, None))(keys[0], params)
+    copied = fast(keys[1], state, copy, params)
+    _assert_trees_equal(generic(keys[1], state, copy, params), copied)
+    assert np.asarray(copied[1].clipboard_mask[:, 0, 0]).all()
+    out_generic = generic(keys[2], copied[1], second, params)
+    out_fast = fast(keys[2], copied[1], second, params)
+    _assert_trees_equal(out_generic, out_fast)
+    reset, kept = out_fast[1], np.arange(batch) % 2 == 1
+    np.testing.assert_array_equal(np.asarray(out_fast[3]), ~kept)  # SUBMIT ended those
+    assert not np.asarray(reset.clipboard_mask[~kept]).any()
+    assert (np.asarray(reset.clipboard[~kept]) == -1).all()
+    assert not np.asarray(reset.history[~kept]).any()
+    assert np.asarray(reset.clipboard_mask[kept][:, 0, 0]).all()
+    assert (np.asarray(reset.history_length[kept]) == 2).all()
 
 
 @pytest.mark.parametrize("task_pool", [16, 0])  # 0: a generation per (finished lane's) reset

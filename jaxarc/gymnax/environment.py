@@ -10,11 +10,12 @@ Fast auto-reset. gymnax's generic ``step`` computes ``reset_env`` (state *and*
 observation) for every environment at every step and selects both. ``ArcEnvironment.step``
 gives the same results (a test compares it with gymnax's generic step) for less: it
 computes the reset *state* only (no observation), and under ``vmap`` only the fields a new
-episode draws (key, task, pair, grid, similarity) and only for the environments that
-finished (:func:`~jaxarc.grid.lanes.where_flagged`: gathered 128 at a time and scattered
-back in place). The fields every episode starts with (empty selection, clipboard and
-history, zero counters: :func:`~jaxarc.envs.functional.episode_start`) are selected by
-``done``, elementwise. Then it builds one observation from the resulting state.
+episode draws (key, task, pair, grid, similarity) and the start fields the step updates in
+place (clipboard, action history: :data:`UPDATED_IN_PLACE`), and only for the environments
+that finished (:func:`~jaxarc.grid.lanes.where_flagged`: gathered 128 at a time and
+scattered back in place). The other fields every episode starts with (empty selection, zero
+counters: :func:`~jaxarc.envs.functional.episode_start`) are selected by ``done``,
+elementwise. Then it builds one observation from the resulting state.
 
 Generated sources (``gen/...``). A reset there is a whole task generation (about a
 millisecond of CPU per task), and under ``vmap`` an auto-reset cannot be skipped for the
@@ -84,11 +85,23 @@ def _fields(state: ArcState, names: tuple[str, ...]) -> tuple:
     return tuple(getattr(state, name) for name in names)
 
 
-def _drawn_names(start: dict) -> tuple[str, ...]:
-    """The state fields a new episode draws (key, task, pair, grid...): those that are not
-    the same for every episode (``start``), the reward weights or the static source."""
-    fixed = (*start, "reward_params", "source_ref")
-    return tuple(name for name in ArcState.__dataclass_fields__ if name not in fixed)
+# Start fields that a step updates in place (one clipboard cell, one history row), so the
+# core step never rewrites them whole. Selected by ``done`` they would cost a read and a
+# write of every environment's plane at every step (in the optimized HLO, a fusion of the
+# one-cell update and the select over ``[B, H, W]``: ~1 of the face's ~8 CPU-ms per step at
+# B=4096). They are reset with the drawn fields instead, in the finished lanes only.
+UPDATED_IN_PLACE = ("clipboard", "clipboard_mask", "history")
+
+
+def _reset_names(start: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(in_lanes, selected)``: the state fields an auto-reset computes in the finished lanes
+    only (what a new episode draws: key, task, pair, grid...; and :data:`UPDATED_IN_PLACE`),
+    and those it selects by ``done`` for the whole batch (the other start fields, which the
+    step rewrites whole or which are scalars, and the reward weights)."""
+    selected = (*(name for name in start if name not in UPDATED_IN_PLACE), "reward_params")
+    skipped = (*selected, "source_ref")  # (static)
+    in_lanes = tuple(name for name in ArcState.__dataclass_fields__ if name not in skipped)
+    return in_lanes, selected
 
 
 class ArcEnvironment(environment.Environment):
@@ -218,30 +231,33 @@ class ArcEnvironment(environment.Environment):
         obs_st, state_st, reward, terminated, info = self.step_env(key_step, state, action, params)
         truncated = self.is_truncated(state_st, params)
         done = terminated | truncated
-        # A new episode's drawn fields (key, task, pair, grid, similarity) are computed only
-        # for the environments that finished (under vmap: gathered 128 at a time and
-        # scattered back); the fields every episode starts with (empty selection, clipboard
-        # and history, zero counters) and the reward weights are selected by ``done``
-        # (elementwise over the batch: cheaper than a scatter per field and chunk).
+        # A new episode's drawn fields (key, task, pair, grid, similarity) and the start
+        # fields the step updates in place (clipboard, history) are computed only for the
+        # environments that finished (under vmap: gathered 128 at a time and scattered
+        # back); the other start fields (empty selection, zero counters) and the reward
+        # weights are selected by ``done`` (elementwise over the batch, which XLA fuses with
+        # the step's own writes of them: cheaper than a scatter per field and chunk).
         start = episode_start(self.config)
-        drawn_names = _drawn_names(start)
-        drawn = where_flagged(
+        in_lanes, selected = _reset_names(start)
+        reset_in_lanes = where_flagged(
             done,
-            functools.partial(self._drawn_fields, drawn_names),
-            _fields(state_st, drawn_names),
+            functools.partial(self._drawn_fields, in_lanes),
+            _fields(state_st, in_lanes),
             key_reset,
             params.reward,
             self.task_source,
             params.task_pool,
         )
-        fixed_names = (*start, "reward_params")
-        fixed = jax.tree.map(
+        fresh = {**start, "reward_params": params.reward}
+        reset_selected = jax.tree.map(
             lambda new, old: jnp.where(done, new, old),
-            (*start.values(), params.reward),
-            _fields(state_st, fixed_names),
+            tuple(fresh[name] for name in selected),
+            _fields(state_st, selected),
         )
         state = eqx.tree_at(
-            lambda s: _fields(s, (*drawn_names, *fixed_names)), state_st, (*drawn, *fixed)
+            lambda s: _fields(s, (*in_lanes, *selected)),
+            state_st,
+            (*reset_in_lanes, *reset_selected),
         )
         obs = observe(state, self.config, self.task_source)
         info = {
