@@ -25,7 +25,7 @@ from gym_helpers import SMALL_ID, small_bank
 from gymnax.environments.environment import Environment
 
 from jaxarc.benchmarking.env_throughput import _random_actions
-from jaxarc.benchmarking.face_throughput import in_play
+from jaxarc.benchmarking.face_throughput import faces_stem, in_play
 from jaxarc.data.generators import make_generator
 from jaxarc.envs import CONTEXT_FIELDS, batch_reset, batch_step, episode_context
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
@@ -162,6 +162,11 @@ def test_action_sampler_is_valid_allowed_and_deterministic():
         _assert_trees_equal(actions, jax.vmap(space.sample)(keys))
     rows = np.asarray(actions.selection).reshape(512, -1)
     assert 0.4 < rows.mean() < 0.6 and len({r.tobytes() for r in rows}) == 512
+
+
+def test_faces_results_are_named_by_backend_and_episode_length():
+    assert faces_stem("cpu", 8) == "faces_cpu"  # the table's default episodes
+    assert faces_stem("gpu", 100) == "faces_gpu_episodes100"
 
 
 def test_face_benchmark_compares_like_with_like():

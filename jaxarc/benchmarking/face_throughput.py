@@ -272,6 +272,13 @@ def format_table(rows: list[FaceRow]) -> str:
     return "\n".join(lines)
 
 
+def faces_stem(backend: str, max_episode_steps: int) -> str:
+    """The results files' name: ``faces_<backend>``, with ``_episodes<N>`` unless the
+    episodes are the table's default 8 steps long (so runs of both lengths can be kept)."""
+    suffix = "" if max_episode_steps == 8 else f"_episodes{max_episode_steps}"
+    return f"faces_{backend}{suffix}"
+
+
 def save_faces(results_dir: Path | None = None, echo=print, **kwargs) -> list[FaceRow]:
     """:func:`run_faces`, then print the table and save it (``faces_<backend>.md``)."""
     rows = run_faces(echo=echo, **kwargs)
@@ -288,7 +295,7 @@ def save_faces(results_dir: Path | None = None, echo=print, **kwargs) -> list[Fa
     echo("\n" + header + "\n\n" + table)
     if results_dir is not None:
         results_dir.mkdir(parents=True, exist_ok=True)
-        stem = f"faces_{jax.default_backend()}"
+        stem = faces_stem(jax.default_backend(), kwargs.get("max_episode_steps", 8))
         (results_dir / f"{stem}.md").write_text(header + "\n\n" + table + "\n")
         (results_dir / f"{stem}.json").write_text(
             json.dumps({"header": header, "rows": [dataclasses.asdict(r) for r in rows]}, indent=1)
