@@ -27,7 +27,7 @@ run: $(VENV)/.run-installed  ## the main job on the embedded default data
 
 test: $(VENV)/.dev-installed  ## the whole test suite
 	$(BIN)/ruff check jaxarc tests examples benchmarks
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --durations=15
 
 $(VENV)/.docs-installed: pyproject.toml $(VENV)/.dev-installed
 	$(BIN)/python -m pip install -q -e '.[dev,docs]'
