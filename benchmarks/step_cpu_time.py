@@ -22,7 +22,7 @@ import jax
 
 import jaxarc
 from jaxarc.benchmarking.env_throughput import MASK_POOL, _random_actions
-from jaxarc.benchmarking.face_throughput import face_scan_body
+from jaxarc.benchmarking.face_throughput import FACE_EPISODE_STEPS, face_scan_body
 from jaxarc.data import load_source
 from jaxarc.envs import (
     JaxArcConfig,
@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--face", choices=("none", "core", "gymnax"), default="none")
-    parser.add_argument("--episode-steps", type=int, default=8, help="with --face")
+    parser.add_argument("--episode-steps", type=int, default=FACE_EPISODE_STEPS, help="with --face")
     args = parser.parse_args()
     batch, steps = args.batch, args.steps
     if args.face == "none":

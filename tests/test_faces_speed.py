@@ -25,7 +25,7 @@ from gym_helpers import SMALL_ID, small_bank
 from gymnax.environments.environment import Environment
 
 from jaxarc.benchmarking.env_throughput import _random_actions
-from jaxarc.benchmarking.face_throughput import faces_stem, in_play
+from jaxarc.benchmarking.face_throughput import FACE_EPISODE_STEPS, faces_stem, in_play
 from jaxarc.data.generators import make_generator
 from jaxarc.envs import CONTEXT_FIELDS, batch_reset, batch_step, episode_context
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
@@ -165,7 +165,12 @@ def test_action_sampler_is_valid_allowed_and_deterministic():
 
 
 def test_faces_results_are_named_by_backend_and_episode_length():
-    assert faces_stem("cpu", 8) == "faces_cpu"  # the table's default episodes
+    from jaxarc.cli.main import build_parser
+
+    # the CLI's default (a literal there, so that parsing imports no JAX) is the table's
+    args = build_parser().parse_args(["bench", "env"])
+    assert args.max_episode_steps == FACE_EPISODE_STEPS
+    assert faces_stem("cpu", FACE_EPISODE_STEPS) == "faces_cpu"
     assert faces_stem("gpu", 100) == "faces_gpu_episodes100"
 
 

@@ -41,6 +41,10 @@ from jaxarc.benchmarking.machine import device_description
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.types import ArcState
 
+FACE_EPISODE_STEPS = 8
+"""The faces table's episode length unless told otherwise: short, so that the auto-reset
+runs as often as it does in training (``jaxarc bench env --max-episode-steps``)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class FaceRow:
@@ -103,7 +107,7 @@ def measure_gymnax(
     faces: tuple[str, ...] = ("core", "gymnax", "gymnax+sample"),
     scan_steps: int = 50,
     repeats: int = 3,
-    max_episode_steps: int = 8,
+    max_episode_steps: int = FACE_EPISODE_STEPS,
     **options,
 ) -> list[FaceRow]:
     """``core`` / ``gymnax`` / ``gymnax+sample`` rows for one environment and batch size."""
@@ -139,7 +143,7 @@ def measure_make_vec(
     batch_size: int,
     steps: int = 20,
     repeats: int = 2,
-    max_episode_steps: int = 8,
+    max_episode_steps: int = FACE_EPISODE_STEPS,
     label: str = "make_vec",
     **options,
 ) -> FaceRow:
@@ -174,7 +178,7 @@ def measure_core_loop(
     batch_size: int,
     steps: int = 20,
     repeats: int = 2,
-    max_episode_steps: int = 8,
+    max_episode_steps: int = FACE_EPISODE_STEPS,
     label: str = "core loop",
     **options,
 ) -> FaceRow:
@@ -207,7 +211,7 @@ def run_faces(
     scan_steps: int = 50,
     loop_steps: int = 20,
     repeats: int = 3,
-    max_episode_steps: int = 8,
+    max_episode_steps: int = FACE_EPISODE_STEPS,
     echo=print,
 ) -> list[FaceRow]:
     """Every face row for every environment and batch size (point actions), one run."""
@@ -274,18 +278,20 @@ def format_table(rows: list[FaceRow]) -> str:
 
 def faces_stem(backend: str, max_episode_steps: int) -> str:
     """The results files' name: ``faces_<backend>``, with ``_episodes<N>`` unless the
-    episodes are the table's default 8 steps long (so runs of both lengths can be kept)."""
-    suffix = "" if max_episode_steps == 8 else f"_episodes{max_episode_steps}"
+    episodes are :data:`FACE_EPISODE_STEPS` long (so runs of both lengths can be kept)."""
+    suffix = "" if max_episode_steps == FACE_EPISODE_STEPS else f"_episodes{max_episode_steps}"
     return f"faces_{backend}{suffix}"
 
 
 def save_faces(results_dir: Path | None = None, echo=print, **kwargs) -> list[FaceRow]:
-    """:func:`run_faces`, then print the table and save it (``faces_<backend>.md``)."""
+    """:func:`run_faces`, then print the table and save it (:func:`faces_stem` ``.md`` and
+    ``.json``)."""
     rows = run_faces(echo=echo, **kwargs)
+    episode_steps = kwargs.get("max_episode_steps", FACE_EPISODE_STEPS)
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
     header = (
         f"Faces throughput (point actions, episodes of "
-        f"{kwargs.get('max_episode_steps', 8)} steps): "
+        f"{episode_steps} steps): "
         f"{device_description()}, {os.cpu_count()} CPUs, "
         f"{platform.processor() or platform.machine()}, jax {jax.__version__}, "
         f"load average {' '.join(f'{x:.2f}' if isinstance(x, float) else x for x in load)}, "
@@ -295,7 +301,7 @@ def save_faces(results_dir: Path | None = None, echo=print, **kwargs) -> list[Fa
     echo("\n" + header + "\n\n" + table)
     if results_dir is not None:
         results_dir.mkdir(parents=True, exist_ok=True)
-        stem = faces_stem(jax.default_backend(), kwargs.get("max_episode_steps", 8))
+        stem = faces_stem(jax.default_backend(), episode_steps)
         (results_dir / f"{stem}.md").write_text(header + "\n\n" + table + "\n")
         (results_dir / f"{stem}.json").write_text(
             json.dumps({"header": header, "rows": [dataclasses.asdict(r) for r in rows]}, indent=1)

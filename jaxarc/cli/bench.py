@@ -76,6 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     env.add_argument(
         "--face-envs", default="ARC-AGI-1,gen/easy", help="faces table environments (first: base)"
     )
+    # (face_throughput.FACE_EPISODE_STEPS; not imported here, so parsing stays light)
     env.add_argument("--max-episode-steps", type=int, default=8, help="faces table episode length")
     env.set_defaults(func=_run_env)
     from jaxarc.cli.bench_train import register_train_bench
