@@ -24,6 +24,7 @@ from jaxarc.envs.episode import (
     source_episode_pair,
 )
 from jaxarc.envs.integers import check_integers
+from jaxarc.envs.keys import split_key
 from jaxarc.envs.observation import observation_of
 from jaxarc.envs.structured_actions import action_class
 from jaxarc.envs.types import (
@@ -160,7 +161,7 @@ def reset_state(
     mode = config.environment.episode_mode
     task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
     pair_index = jnp.asarray(-1 if pair_index is None else pair_index, dtype=jnp.int32)
-    key, task_key, draw_key = jax.random.split(key, 3)
+    key, task_key, draw_key = split_key(key, 3)  # (jax.random.split's keys, no CPU loop)
     # A split-off key's data are uniformly random words (threefry outputs, like those of
     # jax.random.bits): the one PRNG call of reset gives the episode's key, the task
     # source's key and the two draws (a bank's task, the pair).

@@ -13,9 +13,10 @@ computes the reset *state* only (no observation), and under ``vmap`` only the fi
 episode draws (key, task, pair, grid, similarity) and the start fields the step updates in
 place (clipboard, action history: :data:`UPDATED_IN_PLACE`), and only for the environments
 that finished (:func:`~jaxarc.grid.lanes.where_flagged`: gathered 128 at a time and
-scattered back in place). The other fields every episode starts with (empty selection, zero
-counters: :func:`~jaxarc.envs.functional.episode_start`) are selected by ``done``,
-elementwise. Then it builds one observation from the resulting state.
+scattered back in place), gymnax's split of the step's key into a step key and a reset key
+included (the ARC step draws nothing). The other fields every episode starts with (empty
+selection, zero counters: :func:`~jaxarc.envs.functional.episode_start`) are selected by
+``done``, elementwise. Then it builds one observation from the resulting state.
 
 Generated sources (``gen/...``). A reset there is a whole task generation (about a
 millisecond of CPU per task), and under ``vmap`` an auto-reset cannot be skipped for the
@@ -51,6 +52,7 @@ from jaxarc.envs.functional import (
     reset_state,
     step_one,
 )
+from jaxarc.envs.keys import split_key
 from jaxarc.envs.structured_actions import AbstractAction
 from jaxarc.envs.types import ArcObservation, ArcState, EpisodeContext, SourceRef, StepInfo
 from jaxarc.grid.lanes import where_flagged
@@ -200,6 +202,19 @@ class ArcEnvironment(environment.Environment):
         """The fields ``names`` of :meth:`_fresh_state`."""
         return _fields(self._fresh_state(key, reward, task_source, task_pool), names)
 
+    def _reset_fields(
+        self,
+        names: tuple[str, ...],
+        key: PRNGKeyArray,
+        reward: RewardParams,
+        task_source: AbstractTaskSource,
+        task_pool: Task | None,
+    ) -> tuple:
+        """The fields ``names`` of the state an auto-reset with the step's ``key`` starts
+        (gymnax's generic step resets with the second half of ``jax.random.split(key)``)."""
+        _, key_reset = split_key(key)
+        return self._drawn_fields(names, key_reset, reward, task_source, task_pool)
+
     def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
         self._check_params(params)
         state = self._fresh_state(key, params.reward, self.task_source, params.task_pool)
@@ -227,8 +242,12 @@ class ArcEnvironment(environment.Environment):
         a second observation."""
         if params is None:
             params = self.default_params
-        key_step, key_reset = jax.random.split(key)
-        obs_st, state_st, reward, terminated, info = self.step_env(key_step, state, action, params)
+        # gymnax splits ``key`` into the step's key and the reset's. The ARC step draws
+        # nothing, so only the finished environments need the split, for their reset key:
+        # it is done in their lanes (:meth:`_reset_fields`), not for the whole batch (on
+        # CPU ``jax.random.split`` over B=4096 keys is a ~0.15 ms XLA loop), and
+        # ``step_env`` gets ``key``.
+        obs_st, state_st, reward, terminated, info = self.step_env(key, state, action, params)
         truncated = self.is_truncated(state_st, params)
         done = terminated | truncated
         # A new episode's drawn fields (key, task, pair, grid, similarity) and the start
@@ -241,9 +260,9 @@ class ArcEnvironment(environment.Environment):
         in_lanes, selected = _reset_names(start)
         reset_in_lanes = where_flagged(
             done,
-            functools.partial(self._drawn_fields, in_lanes),
+            functools.partial(self._reset_fields, in_lanes),
             _fields(state_st, in_lanes),
-            key_reset,
+            key,
             params.reward,
             self.task_source,
             params.task_pool,

@@ -1,0 +1,65 @@
+"""``jax.random.split`` for one key, as straight-line code (the same keys, cheaper on CPU).
+
+On CPU, JAX lowers each threefry call to an XLA ``while`` loop of five iterations (it keeps
+compile times short); under ``vmap`` over a few hundred environments that loop costs
+~65 us of fixed overhead per call, far more than its arithmetic. An auto-reset makes two
+such calls per finished environment (gymnax's step/reset split and the reset's own split).
+:func:`split_key` computes the same threefry-2x32 hash with its twenty rounds written out,
+which XLA fuses into one elementwise kernel.
+
+It gives the keys ``jax.random.split`` gives (a test compares them) for threefry keys, typed
+(``jax.random.key``) or raw (``jax.random.PRNGKey``), under JAX's default
+``jax_threefry_partitionable=True``; for any other key implementation or setting it calls
+``jax.random.split`` itself.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jaxtyping import Array, PRNGKeyArray, UInt32
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = 0x1BD11BDA  # threefry's key-schedule constant
+
+
+def _rotate_left(x: UInt32[Array, "..."], bits: int) -> UInt32[Array, "..."]:
+    return lax.shift_left(x, jnp.uint32(bits)) | lax.shift_right_logical(x, jnp.uint32(32 - bits))
+
+
+def threefry2x32(
+    key: UInt32[Array, " 2"], x0: UInt32[Array, " N"], x1: UInt32[Array, " N"]
+) -> tuple[UInt32[Array, " N"], UInt32[Array, " N"]]:
+    """The threefry-2x32 hash (20 rounds) of the counter words ``(x0, x1)`` under ``key``,
+    unrolled (JAX's ``threefry2x32`` primitive computes the same words)."""
+    schedule = (key[0], key[1], key[0] ^ key[1] ^ jnp.uint32(_PARITY))
+    x0 = x0 + schedule[0]
+    x1 = x1 + schedule[1]
+    for group in range(5):
+        for rotation in _ROTATIONS[group % 2]:
+            x0 = x0 + x1
+            x1 = _rotate_left(x1, rotation) ^ x0
+        x0 = x0 + schedule[(group + 1) % 3]
+        x1 = x1 + schedule[(group + 2) % 3] + jnp.uint32(group + 1)
+    return x0, x1
+
+
+def _is_threefry(key: PRNGKeyArray) -> bool:
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return str(jax.random.key_impl(key)) == "threefry2x32"
+    return jax.config.jax_default_prng_impl == "threefry2x32"  # a raw uint32[2] key
+
+
+def split_key(key: PRNGKeyArray, num: int = 2) -> PRNGKeyArray:
+    """``jax.random.split(key, num)`` for one key (typed or raw), without threefry's loop."""
+    if key.ndim != (0 if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else 1):
+        raise ValueError(f"split_key takes one key, got shape {key.shape}")
+    if not (_is_threefry(key) and jax.config.jax_threefry_partitionable):
+        return jax.random.split(key, num)
+    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
+    words = jax.random.key_data(key) if typed else key
+    # split's counters are the 64-bit integers 0..num-1 as (high, low) words
+    high, low = threefry2x32(words, jnp.zeros(num, jnp.uint32), jnp.arange(num, dtype=jnp.uint32))
+    keys = jnp.stack([high, low], axis=-1)
+    return jax.random.wrap_key_data(keys, impl=jax.random.key_impl(key)) if typed else keys
