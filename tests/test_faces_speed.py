@@ -164,6 +164,39 @@ def test_action_sampler_is_valid_allowed_and_deterministic():
     assert 0.4 < rows.mean() < 0.6 and len({r.tobytes() for r in rows}) == 512
 
 
+@pytest.mark.parametrize("fmt", ["point", "bbox", "mask"])
+def test_action_sampler_matches_a_numpy_reference_of_its_random_words(fmt):
+    # The sampler's action is a function of jax.random.bits(key, (n,), uint32): operation,
+    # row and column are mixed-radix digits of word 0 (bbox: the second corner of word 1);
+    # mask cell c is bit c % 32 of word 1 + c // 32.
+    allowed = [2, 5, 13, 34]
+    env, params = _small_env(fmt, allowed_operations=allowed)
+    space = env.action_space(params)
+    height, width = env.config.dataset.canvas_shape
+    num_words = 2 if fmt != "mask" else 1 + -(-height * width // 32)
+    keys = jax.random.split(jax.random.key(3), 64)
+    actions = jax.jit(jax.vmap(space.sample))(keys)
+    words = np.asarray(jax.vmap(lambda k: jax.random.bits(k, (num_words,), jnp.uint32))(keys))
+    first = words[:, 0].astype(np.uint64)
+    np.testing.assert_array_equal(actions.operation, np.asarray(allowed)[first % len(allowed)])
+    rest = first // len(allowed)
+    if fmt == "mask":
+        cells = np.arange(height * width)
+        bits = (words[:, 1 + cells // 32] >> (cells % 32).astype(np.uint32)) & 1
+        np.testing.assert_array_equal(actions.selection, bits.reshape(-1, height, width) == 1)
+        return
+    row, col = rest % height, rest // height % width
+    if fmt == "point":
+        np.testing.assert_array_equal(actions.row, row)
+        np.testing.assert_array_equal(actions.col, col)
+        return
+    second = words[:, 1].astype(np.uint64)
+    np.testing.assert_array_equal(actions.r1, row)
+    np.testing.assert_array_equal(actions.c1, col)
+    np.testing.assert_array_equal(actions.r2, second % height)
+    np.testing.assert_array_equal(actions.c2, second // height % width)
+
+
 def test_faces_results_are_named_by_backend_and_episode_length():
     from jaxarc.cli.main import build_parser
 

@@ -1,4 +1,5 @@
-"""``split_key``: the keys ``jax.random.split`` gives, as straight-line code."""
+"""``split_key`` and ``random_words``: the keys and words ``jax.random.split`` and
+``jax.random.bits`` give, as straight-line code."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxarc.envs.keys import split_key
+from jaxarc.envs.keys import random_words, split_key
 
 
 def _words(keys: jax.Array) -> np.ndarray:
@@ -28,6 +29,16 @@ def test_split_key_gives_jax_random_split_keys(make_key, num):
     np.testing.assert_array_equal(_words(one), _words(jax.random.split(keys[5], num)))
 
 
+@pytest.mark.parametrize("make_key", [jax.random.key, jax.random.PRNGKey], ids=["typed", "raw"])
+@pytest.mark.parametrize("num", [1, 2, 30])
+def test_random_words_gives_jax_random_bits_words(make_key, num):
+    keys = jax.vmap(make_key)(jnp.arange(300, dtype=jnp.uint32) * jnp.uint32(40503))
+    ours = jax.jit(jax.vmap(lambda k: random_words(k, num)))(keys)
+    theirs = jax.vmap(lambda k: jax.random.bits(k, (num,), jnp.uint32))(keys)
+    assert ours.dtype == theirs.dtype == jnp.uint32
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
 def test_split_key_is_one_fused_kernel_not_a_loop():
     compiled = jax.jit(jax.vmap(split_key)).lower(jax.random.split(jax.random.key(0), 128))
     hlo = compiled.compile().as_text()
@@ -40,11 +51,13 @@ def test_split_key_is_one_fused_kernel_not_a_loop():
 def test_split_key_falls_back_for_other_implementations_and_settings():
     rbg = jax.random.key(3, impl="rbg")
     np.testing.assert_array_equal(_words(split_key(rbg, 3)), _words(jax.random.split(rbg, 3)))
+    np.testing.assert_array_equal(random_words(rbg, 5), jax.random.bits(rbg, (5,), jnp.uint32))
     key = jax.random.key(11)
     previous = jax.config.jax_threefry_partitionable
     try:
         jax.config.update("jax_threefry_partitionable", not previous)
         np.testing.assert_array_equal(_words(split_key(key, 4)), _words(jax.random.split(key, 4)))
+        np.testing.assert_array_equal(random_words(key, 5), jax.random.bits(key, (5,), jnp.uint32))
     finally:
         jax.config.update("jax_threefry_partitionable", previous)
 
@@ -54,3 +67,5 @@ def test_split_key_refuses_a_batch_of_keys():
         split_key(jax.random.split(jax.random.key(0), 4))
     with pytest.raises(ValueError, match="one key"):
         split_key(jnp.zeros((4, 2), jnp.uint32))
+    with pytest.raises(ValueError, match="one key"):
+        random_words(jax.random.split(jax.random.key(0), 4), 2)

@@ -3,14 +3,15 @@
 On CPU, JAX lowers each threefry call to an XLA ``while`` loop of five iterations (it keeps
 compile times short); under ``vmap`` over a few hundred environments that loop costs
 ~65 us of fixed overhead per call, far more than its arithmetic. An auto-reset makes two
-such calls per finished environment (gymnax's step/reset split and the reset's own split).
+such calls per finished environment (gymnax's step/reset split and the reset's own split),
+and ``action_space.sample`` one per environment and step.
 :func:`split_key` computes the same threefry-2x32 hash with its twenty rounds written out,
 which XLA fuses into one elementwise kernel.
 
-It gives the keys ``jax.random.split`` gives (a test compares them) for threefry keys, typed
-(``jax.random.key``) or raw (``jax.random.PRNGKey``), under JAX's default
-``jax_threefry_partitionable=True``; for any other key implementation or setting it calls
-``jax.random.split`` itself.
+It gives the keys ``jax.random.split`` gives, and :func:`random_words` the words
+``jax.random.bits`` gives (tests compare them), for threefry keys, typed (``jax.random.key``)
+or raw (``jax.random.PRNGKey``), under JAX's default ``jax_threefry_partitionable=True``; for
+any other key implementation or setting they call JAX's functions themselves.
 """
 
 from __future__ import annotations
@@ -51,15 +52,33 @@ def _is_threefry(key: PRNGKeyArray) -> bool:
     return jax.config.jax_default_prng_impl == "threefry2x32"  # a raw uint32[2] key
 
 
+def _unrolled(key: PRNGKeyArray, name: str) -> bool:
+    """Whether ``key`` (one key) takes the straight-line hash (else JAX's own function)."""
+    if key.ndim != (0 if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else 1):
+        raise ValueError(f"{name} takes one key, got shape {key.shape}")
+    return _is_threefry(key) and jax.config.jax_threefry_partitionable
+
+
+def _hash_counters(key: PRNGKeyArray, num: int) -> tuple[UInt32[Array, " N"], UInt32[Array, " N"]]:
+    """The hash of the 64-bit counters ``0..num-1`` (as high and low words) under ``key``:
+    what ``split`` and ``bits`` hash for a one-dimensional shape."""
+    words = jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+    return threefry2x32(words, jnp.zeros(num, jnp.uint32), jnp.arange(num, dtype=jnp.uint32))
+
+
 def split_key(key: PRNGKeyArray, num: int = 2) -> PRNGKeyArray:
     """``jax.random.split(key, num)`` for one key (typed or raw), without threefry's loop."""
-    if key.ndim != (0 if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else 1):
-        raise ValueError(f"split_key takes one key, got shape {key.shape}")
-    if not (_is_threefry(key) and jax.config.jax_threefry_partitionable):
+    if not _unrolled(key, "split_key"):
         return jax.random.split(key, num)
-    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
-    words = jax.random.key_data(key) if typed else key
-    # split's counters are the 64-bit integers 0..num-1 as (high, low) words
-    high, low = threefry2x32(words, jnp.zeros(num, jnp.uint32), jnp.arange(num, dtype=jnp.uint32))
-    keys = jnp.stack([high, low], axis=-1)
-    return jax.random.wrap_key_data(keys, impl=jax.random.key_impl(key)) if typed else keys
+    keys = jnp.stack(_hash_counters(key, num), axis=-1)
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return jax.random.wrap_key_data(keys, impl=jax.random.key_impl(key))
+    return keys
+
+
+def random_words(key: PRNGKeyArray, num: int) -> UInt32[Array, " N"]:
+    """``jax.random.bits(key, (num,), jnp.uint32)`` for one key, without threefry's loop."""
+    if not _unrolled(key, "random_words"):
+        return jax.random.bits(key, (num,), jnp.uint32)
+    high, low = _hash_counters(key, num)
+    return high ^ low

@@ -11,8 +11,10 @@ from gymnax.environments import spaces
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray, UInt32
 
 from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.keys import random_words
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import CONTEXT_FIELDS
+from jaxarc.grid.fusion_barrier import materialize
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 # the keys of an action given as a dict (gymnax's Gym bridge, Gymnasium's Dict space)
@@ -83,20 +85,25 @@ class StructuredActionSpace(spaces.Dict):
 
         The operation and coordinates are mixed-radix digits of two random 32-bit words
         (bias below ``35 * 32 * 32 / 2**32``, under 1e-5); a mask takes one word per 32
-        cells. One ``bits`` draw costs far less than a ``choice`` plus two ``randint``
-        (each a split and draws), which matters under ``vmap`` at every step.
+        cells. One ``bits`` draw costs far less than a ``choice`` plus two ``randint`` (each a
+        split and draws), which matters under ``vmap`` at every step; it is drawn by
+        :func:`~jaxarc.envs.keys.random_words` (``jax.random.bits``'s words, without the XLA
+        loop JAX's threefry is on CPU).
         """
         height, width = self.canvas_shape
         words_needed = 2 if self.selection_format != "mask" else 1 + -(-height * width // 32)
-        words = jax.random.bits(key, (words_needed,), jnp.uint32)
+        words = random_words(key, words_needed)
         num_ops = len(self.allowed_operations)
         digit, rest = _digit(words[0], num_ops)
         choices = jnp.asarray(self.allowed_operations, dtype=jnp.int32)
         operation = choices[digit] if num_ops > 1 else jnp.full((), choices[0], jnp.int32)
-        if self.selection_format == "mask":
-            cells = jnp.arange(height * width, dtype=jnp.uint32)
-            bits = (words[1 + cells // 32] >> (cells % 32)) & jnp.uint32(1)
-            return MaskAction(operation, bits.astype(jnp.bool_).reshape(height, width))
+        if self.selection_format == "mask":  # cell c is bit c % 32 of word 1 + c // 32
+            # (each word feeds 32 cells: hashed once, not fused into every cell's kernel)
+            words = materialize(words)
+            shifts = jnp.arange(32, dtype=jnp.uint32)
+            bits = ((words[1:, None] >> shifts[None, :]) & jnp.uint32(1)).reshape(-1)
+            mask = bits[: height * width].astype(jnp.bool_).reshape(height, width)
+            return MaskAction(operation, mask)
         row, rest = _digit(rest, height)
         col, _ = _digit(rest, width)
         if self.selection_format == "point":
