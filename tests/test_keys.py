@@ -62,6 +62,13 @@ def test_split_key_falls_back_for_other_implementations_and_settings():
         jax.config.update("jax_threefry_partitionable", previous)
 
 
+def test_raw_keys_that_are_not_threefry_words_get_jax_s_own_error():
+    with pytest.raises(TypeError):
+        split_key(jnp.zeros((2,), jnp.int32))
+    with pytest.raises(TypeError):
+        random_words(jnp.zeros((2,), jnp.int32), 3)
+
+
 def test_split_key_refuses_a_batch_of_keys():
     with pytest.raises(ValueError, match="one key"):
         split_key(jax.random.split(jax.random.key(0), 4))

@@ -49,14 +49,17 @@ def threefry2x32(
 def _is_threefry(key: PRNGKeyArray) -> bool:
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         return str(jax.random.key_impl(key)) == "threefry2x32"
-    return jax.config.jax_default_prng_impl == "threefry2x32"  # a raw uint32[2] key
+    # a raw key: threefry's if it is uint32[2] and the default implementation is threefry
+    default = getattr(jax.config, "jax_default_prng_impl", "threefry2x32")
+    return default == "threefry2x32" and key.shape == (2,) and key.dtype == jnp.uint32
 
 
 def _unrolled(key: PRNGKeyArray, name: str) -> bool:
     """Whether ``key`` (one key) takes the straight-line hash (else JAX's own function)."""
     if key.ndim != (0 if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else 1):
         raise ValueError(f"{name} takes one key, got shape {key.shape}")
-    return _is_threefry(key) and jax.config.jax_threefry_partitionable
+    # (JAX may drop the flag once the partitionable layout is its only one)
+    return _is_threefry(key) and getattr(jax.config, "jax_threefry_partitionable", True)
 
 
 def _hash_counters(key: PRNGKeyArray, num: int) -> tuple[UInt32[Array, " N"], UInt32[Array, " N"]]:
