@@ -1,4 +1,5 @@
-"""``jax.random.split`` for one key, as straight-line code (the same keys, cheaper on CPU).
+"""``jax.random.split`` and ``jax.random.bits`` for one key, as straight-line code (the same
+values, cheaper on CPU).
 
 On CPU, JAX lowers each threefry call to an XLA ``while`` loop of five iterations (it keeps
 compile times short); under ``vmap`` over a few hundred environments that loop costs
