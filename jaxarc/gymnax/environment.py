@@ -191,17 +191,6 @@ class ArcEnvironment(environment.Environment):
         )
         return state
 
-    def _drawn_fields(
-        self,
-        names: tuple[str, ...],
-        key: PRNGKeyArray,
-        reward: RewardParams,
-        task_source: AbstractTaskSource,
-        task_pool: Task | None,
-    ) -> tuple:
-        """The fields ``names`` of :meth:`_fresh_state`."""
-        return _fields(self._fresh_state(key, reward, task_source, task_pool), names)
-
     def _reset_fields(
         self,
         names: tuple[str, ...],
@@ -210,10 +199,11 @@ class ArcEnvironment(environment.Environment):
         task_source: AbstractTaskSource,
         task_pool: Task | None,
     ) -> tuple:
-        """The fields ``names`` of the state an auto-reset with the step's ``key`` starts
-        (gymnax's generic step resets with the second half of ``jax.random.split(key)``)."""
+        """The fields ``names`` of the :meth:`_fresh_state` an auto-reset with the step's
+        ``key`` starts (gymnax's generic step resets with the second half of
+        ``jax.random.split(key)``)."""
         _, key_reset = split_key(key)
-        return self._drawn_fields(names, key_reset, reward, task_source, task_pool)
+        return _fields(self._fresh_state(key_reset, reward, task_source, task_pool), names)
 
     def reset_env(self, key: PRNGKeyArray, params: ArcEnvParams) -> tuple[ArcObservation, ArcState]:
         self._check_params(params)
