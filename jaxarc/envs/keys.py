@@ -47,8 +47,13 @@ def threefry2x32(
     return x0, x1
 
 
+def _is_typed(key: PRNGKeyArray) -> bool:
+    """A typed key (``jax.random.key``), not raw ``uint32`` words (``jax.random.PRNGKey``)."""
+    return jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
+
+
 def _is_threefry(key: PRNGKeyArray) -> bool:
-    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+    if _is_typed(key):
         return str(jax.random.key_impl(key)) == "threefry2x32"
     # a raw key: threefry's if it is uint32[2] and the default implementation is threefry
     default = getattr(jax.config, "jax_default_prng_impl", "threefry2x32")
@@ -57,7 +62,7 @@ def _is_threefry(key: PRNGKeyArray) -> bool:
 
 def _unrolled(key: PRNGKeyArray, name: str) -> bool:
     """Whether ``key`` (one key) takes the straight-line hash (else JAX's own function)."""
-    if key.ndim != (0 if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else 1):
+    if key.ndim != (0 if _is_typed(key) else 1):
         raise ValueError(f"{name} takes one key, got shape {key.shape}")
     # (JAX may drop the flag once the partitionable layout is its only one)
     return _is_threefry(key) and getattr(jax.config, "jax_threefry_partitionable", True)
@@ -66,7 +71,7 @@ def _unrolled(key: PRNGKeyArray, name: str) -> bool:
 def _hash_counters(key: PRNGKeyArray, num: int) -> tuple[UInt32[Array, " N"], UInt32[Array, " N"]]:
     """The hash of the 64-bit counters ``0..num-1`` (as high and low words) under ``key``:
     what ``split`` and ``bits`` hash for a one-dimensional shape."""
-    words = jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+    words = jax.random.key_data(key) if _is_typed(key) else key
     return threefry2x32(words, jnp.zeros(num, jnp.uint32), jnp.arange(num, dtype=jnp.uint32))
 
 
@@ -75,7 +80,7 @@ def split_key(key: PRNGKeyArray, num: int = 2) -> PRNGKeyArray:
     if not _unrolled(key, "split_key"):
         return jax.random.split(key, num)
     keys = jnp.stack(_hash_counters(key, num), axis=-1)
-    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+    if _is_typed(key):
         return jax.random.wrap_key_data(keys, impl=jax.random.key_impl(key))
     return keys
 
