@@ -56,12 +56,17 @@ def _small_env(fmt: str, **options):
     )
 
 
+def _generic_vmapped_step(env):
+    """gymnax's generic ``Environment.step`` (auto-reset by selecting a full reset), vmapped."""
+    return jax.vmap(
+        lambda k, s, a, p: Environment.step.__wrapped__(env, k, s, a, p), (0, 0, 0, None)
+    )
+
+
 def _rollouts_agree(env, params, batch=BATCH):
     """Random episodes through both steps from the same keys; every output equal."""
     space = env.action_space(params)
-    generic = jax.vmap(
-        lambda k, s, a, p: Environment.step.__wrapped__(env, k, s, a, p), (0, 0, 0, None)
-    )
+    generic = _generic_vmapped_step(env)
     fast = jax.vmap(env.step, (0, 0, 0, None))
 
     @jax.jit
@@ -118,9 +123,7 @@ def test_auto_reset_clears_the_clipboard_and_history_the_step_wrote_in_place(fmt
     # every other one, over more than two chunks of lanes.
     env, params = _small_env(fmt)
     batch = 2 * CHUNK + 3
-    generic = jax.vmap(
-        lambda k, s, a, p: Environment.step.__wrapped__(env, k, s, a, p), (0, 0, 0, None)
-    )
+    generic = _generic_vmapped_step(env)
     fast = jax.vmap(env.step, (0, 0, 0, None))
     canvas = env.config.dataset.canvas_shape
     copy = _copy_corner(fmt, jnp.full((batch,), COPY, jnp.int32), canvas)
