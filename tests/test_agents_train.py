@@ -253,21 +253,26 @@ def _with_task_table(batch, traj, shared_first_step=False):
     return dataclasses.replace(tabled, shared_first_step=shared_first_step)
 
 
-def _loss_and_grad():
-    """The compiled ``(policy, batch) -> (loss, gradients)`` of the GRPO loss."""
-    return eqx.filter_jit(eqx.filter_value_and_grad(lambda p, b: grpo_loss(p, b, SMALL.grpo)[0]))
+def _small_grpo_loss(policy, batch):
+    return grpo_loss(policy, batch, SMALL.grpo)[0]
 
 
-def _assert_minibatches_match(policy, tabled, batch, loss_and_grad):
+# compiled once per test process, so that tests on the same batch shapes share compilations
+_compiled_loss = eqx.filter_jit(_small_grpo_loss)
+_compiled_loss_and_grad = eqx.filter_jit(eqx.filter_value_and_grad(_small_grpo_loss))
+
+
+def _assert_minibatches_match(policy, tabled, batch):
     """Minibatches of ``tabled`` (one smaller than its table) keep its task index and flag
-    and give the loss of the same episodes of ``batch``."""
+    and give the loss of the same episodes of ``batch`` (the loss alone: no gradients
+    compiled for these shapes)."""
     for indices in (jnp.array([4, 0, 3], jnp.int32), jnp.array([5], jnp.int32)):
         part = tabled.take(indices)
         assert part.task_index.shape == indices.shape
         assert part.shared_first_step == tabled.shared_first_step
         plain = jax.tree.map(lambda x, i=indices: x[i], batch)
         np.testing.assert_allclose(
-            loss_and_grad(policy, part)[0], loss_and_grad(policy, plain)[0], rtol=1e-6
+            _compiled_loss(policy, part), _compiled_loss(policy, plain), rtol=1e-6
         )
 
 
@@ -276,13 +281,13 @@ def test_task_table_gives_the_per_episode_loss_and_gradients(rollout_batch):
     encoding every episode; a minibatch smaller than the table gets one row per episode."""
     policy, traj, batch = rollout_batch
     tabled = _with_task_table(batch, traj)
-    loss_and_grad = _loss_and_grad()
+    loss_and_grad = _compiled_loss_and_grad
     loss, grads = loss_and_grad(policy, batch)
     tabled_loss, tabled_grads = loss_and_grad(policy, tabled)
     np.testing.assert_allclose(tabled_loss, loss, rtol=1e-6)
     _assert_same_arrays(tabled_grads, grads, 1e-5)
     assert float(optax.global_norm(eqx.filter(grads, eqx.is_array))) > 0
-    _assert_minibatches_match(policy, tabled, batch, loss_and_grad)
+    _assert_minibatches_match(policy, tabled, batch)
 
 
 def test_shared_first_step_gives_the_per_episode_loss_and_gradients(rollout_batch):
@@ -300,12 +305,12 @@ def test_shared_first_step_gives_the_per_episode_loss_and_gradients(rollout_batc
     for g, e in zip(got, expected, strict=True):
         assert g.shape == e.shape
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
-    loss_and_grad = _loss_and_grad()
+    loss_and_grad = _compiled_loss_and_grad
     loss, grads = loss_and_grad(policy, batch)
     shared_loss, shared_grads = loss_and_grad(policy, shared)
     np.testing.assert_allclose(shared_loss, loss, rtol=1e-6)
     _assert_same_arrays(shared_grads, grads, 1e-5)
-    _assert_minibatches_match(policy, shared, batch, loss_and_grad)
+    _assert_minibatches_match(policy, shared, batch)
 
 
 def test_split_trunk_layer_is_the_whole_convolution(rollout_batch):
