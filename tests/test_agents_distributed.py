@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from agents_worker import TASKS, tiny_config
-from test_agents_sharding import TIMEOUT_S
+from test_agents_sharding import SUBPROCESS_ENV, TIMEOUT_S
 
 from jaxarc.agents.run.checkpoint import STATE_FILE, latest_checkpoint
 from jaxarc.agents.run.metrics_log import read_metrics
@@ -55,7 +55,7 @@ def _config_flags(tasks_file: Path) -> list[str]:
 def _train(run_dir: Path, flags: list[str], *extra: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "jaxarc", "train", "--run-dir", str(run_dir), *flags]
     command += ["--eval-every", "0", "--no-progress", *extra]
-    env = {**os.environ, "XLA_FLAGS": "", "JAX_PLATFORMS": "cpu"}
+    env = {**os.environ, **SUBPROCESS_ENV}
     return subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
