@@ -23,13 +23,13 @@ sys.path.insert(0, str(TESTS))
 from agents_worker import TASKS  # noqa: E402
 
 TIMEOUT_S = 480  # generous: compiles are slow on a busy 2-core machine
+# the learned policy's BC program: its init and update compiled 115 s + 330 s at load 18
+BC_TIMEOUT_S = 900
 # The workers' environment: CPU only, no inherited XLA flags, and XLA's backend optimisation
 # off (``jax_disable_most_optimizations``: LLVM at -O0). These tests compare the numbers that
 # sharded, multi-process and single-device runs compute, not their speed; each worker's run
 # is almost all compilation, which this cuts from ~49 to ~32 s (tiny config, idle machine).
 SUBPROCESS_ENV = {"XLA_FLAGS": "", "JAX_PLATFORMS": "cpu", "JAX_DISABLE_MOST_OPTIMIZATIONS": "1"}
-# the learned policy's BC program: its init and update compiled 115 s + 330 s at load 18
-BC_TIMEOUT_S = 900
 
 
 def run_worker(out: Path, *args: str) -> subprocess.Popen:

@@ -308,9 +308,8 @@ def test_task_table_gives_the_per_episode_loss_and_gradients(rollout_batch):
     encoding every episode; a minibatch smaller than the table gets one row per episode."""
     policy, traj, batch = rollout_batch
     tabled = _with_task_table(batch, traj)
-    loss_and_grad = _compiled_loss_and_grad
-    loss, grads = loss_and_grad(policy, batch)
-    tabled_loss, tabled_grads = loss_and_grad(policy, tabled)
+    loss, grads = _compiled_loss_and_grad(policy, batch)
+    tabled_loss, tabled_grads = _compiled_loss_and_grad(policy, tabled)
     np.testing.assert_allclose(tabled_loss, loss, rtol=1e-6)
     _assert_same_arrays(tabled_grads, grads, 1e-5)
     assert float(optax.global_norm(eqx.filter(grads, eqx.is_array))) > 0
@@ -332,9 +331,8 @@ def test_shared_first_step_gives_the_per_episode_loss_and_gradients(rollout_batc
     for g, e in zip(got, expected, strict=True):
         assert g.shape == e.shape
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
-    loss_and_grad = _compiled_loss_and_grad
-    loss, grads = loss_and_grad(policy, batch)
-    shared_loss, shared_grads = loss_and_grad(policy, shared)
+    loss, grads = _compiled_loss_and_grad(policy, batch)
+    shared_loss, shared_grads = _compiled_loss_and_grad(policy, shared)
     np.testing.assert_allclose(shared_loss, loss, rtol=1e-6)
     _assert_same_arrays(shared_grads, grads, 1e-5)
     _assert_minibatches_match(policy, shared, batch)
