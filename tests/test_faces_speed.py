@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 
 import gymnasium
@@ -144,6 +145,39 @@ def test_auto_reset_clears_the_clipboard_and_history_the_step_wrote_in_place(fmt
     assert not np.asarray(reset.history[~kept]).any()
     assert np.asarray(reset.clipboard_mask[kept][:, 0, 0]).all()
     assert (np.asarray(reset.history_length[kept]) == 2).all()
+
+
+def test_a_program_that_never_reads_the_history_compiles_without_it():
+    # RECORD_ONLY: the history is reset in a chunk loop of its own, so XLA drops the step's
+    # history write and its reset when nothing reads them, and keeps both when something
+    # does (here: the scan returns the states).
+    env, params = _small_env("point")
+    batch = 2 * CHUNK + 3  # (the chunked path of where_flagged)
+    space = env.action_space(params)
+    step = jax.vmap(env.step, (0, 0, 0, None))
+    _, states = jax.vmap(env.reset, (0, None))(jax.random.split(jax.random.key(0), batch), params)
+
+    def body(states, key):
+        act_key, step_key = jax.random.split(key)
+        actions = jax.vmap(space.sample)(jax.random.split(act_key, batch))
+        out = step(jax.random.split(step_key, batch), states, actions, params)
+        return out[1], out[2]
+
+    def rollout(states, key, return_states):
+        states, rewards = jax.lax.scan(body, states, jax.random.split(key, 4))
+        return (states, rewards) if return_states else (states.step_count, rewards)
+
+    history = states.history
+    pattern = rf"= s8\[{','.join(map(str, history.shape))}\]\S* (scatter|fusion|copy)\("
+    compiled = jax.jit(rollout, static_argnums=2)
+    for return_states, expected in ((False, False), (True, True)):
+        hlo = compiled.lower(states, jax.random.key(1), return_states).compile().as_text()
+        assert bool(re.search(pattern, hlo)) is expected
+    # and the history is still reset where an episode ended (the states are returned)
+    final, _ = compiled(states, jax.random.key(1), True)
+    lengths = np.asarray(final.history_length)
+    rows = np.arange(history.shape[1])[None, :, None] >= lengths[:, None, None]
+    assert not np.asarray(final.history)[np.broadcast_to(rows, history.shape)].any()
 
 
 @pytest.mark.parametrize("task_pool", [16, 0])  # 0: a generation per (finished lane's) reset

@@ -94,6 +94,13 @@ def _fields(state: ArcState, names: tuple[str, ...]) -> tuple:
 # B=4096). They are reset with the drawn fields instead, in the finished lanes only.
 UPDATED_IN_PLACE = ("clipboard", "clipboard_mask", "history")
 
+# Start fields that only record the episode: no step reads them (the action history is for
+# rendering and replay). A program that never reads them lets XLA drop their updates, the
+# step's one-row write included, but only when their reset runs in a chunk loop of its own:
+# XLA removes a dead value carried by a loop only if nothing else the loop computes depends
+# on it (docs/performance.md point 17).
+RECORD_ONLY = ("history",)
+
 
 def _reset_names(start: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(in_lanes, selected)``: the state fields an auto-reset computes in the finished lanes
@@ -243,20 +250,30 @@ class ArcEnvironment(environment.Environment):
         # A new episode's drawn fields (key, task, pair, grid, similarity) and the start
         # fields the step updates in place (clipboard, history) are computed only for the
         # environments that finished (under vmap: gathered 128 at a time and scattered
-        # back); the other start fields (empty selection, zero counters) and the reward
+        # back; the history in a loop of its own, :data:`RECORD_ONLY`); the other start
+        # fields (empty selection, zero counters) and the reward
         # weights are selected by ``done`` (elementwise over the batch, which XLA fuses with
         # the step's own writes of them: cheaper than a scatter per field and chunk).
         start = episode_start(self.config)
         in_lanes, selected = _reset_names(start)
-        reset_in_lanes = where_flagged(
+        drawn = tuple(name for name in in_lanes if name not in RECORD_ONLY)
+        reset_drawn = where_flagged(
             done,
-            functools.partial(self._reset_fields, in_lanes),
-            _fields(state_st, in_lanes),
+            functools.partial(self._reset_fields, drawn),
+            _fields(state_st, drawn),
             key,
             params.reward,
             self.task_source,
             params.task_pool,
         )
+        # (the record's start values are passed in, not closed over: see where_flagged)
+        reset_record = where_flagged(
+            done,
+            lambda *fresh: fresh,
+            _fields(state_st, RECORD_ONLY),
+            *(start[name] for name in RECORD_ONLY),
+        )
+        in_lanes, reset_in_lanes = (*drawn, *RECORD_ONLY), (*reset_drawn, *reset_record)
         fresh = {**start, "reward_params": params.reward}
         reset_selected = jax.tree.map(
             lambda new, old: jnp.where(done, new, old),
