@@ -26,7 +26,7 @@ from jaxtyping import Array, Bool, Int8, Int32
 from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.bit_rows import check_width, unpack_columns_flat
 from jaxarc.grid.flood_fill import flood_point_region
-from jaxarc.grid.fusion_barrier import materialize, materialize_array
+from jaxarc.grid.fusion_barrier import materialize, materialize_fused
 from jaxarc.grid.operations import GridState
 
 # MOVE_UP, MOVE_DOWN, MOVE_LEFT, MOVE_RIGHT: where the moved colour lands, relative to p.
@@ -166,12 +166,12 @@ def apply_point_operation(
         ),
     )
     # Computed once, flat (the loop over H*W vectorises), then read by the similarity checks.
-    new_grid = materialize_array(jnp.where(area(plan["new_area"]), content, jnp.int8(-1)))
+    new_grid = materialize_fused(jnp.where(area(plan["new_area"]), content, jnp.int8(-1)))
     new_grid = new_grid.reshape(height, width)
     new_selection = (index == plan["selection"]) | (
         plan["keeps_selection"] & state.selection.reshape(cells)
     )
-    new_selection = materialize_array(new_selection).reshape(height, width)
+    new_selection = materialize_fused(new_selection).reshape(height, width)
 
     # COPY/CUT of one cell: the clipboard is that cell at (0, 0), selected.
     new_clipboard = state.clipboard.at[0, 0].set(plan["clip_value"])
