@@ -1,8 +1,9 @@
 """Per-kernel wall time of the faces table's scans, from a ``jax.profiler`` trace.
 
 Traces one compiled call of the ``core`` or ``gymnax`` scan of ``jaxarc bench env --faces``
-(ARC-AGI-1, point actions) and prints, per scan step, the wall time of each kernel of the
-scan's body (the XLA thunks named as in the optimized HLO), with the op name that made it.
+(ARC-AGI-1; point actions unless ``--format`` says otherwise) and prints, per scan step,
+the wall time of each kernel of the scan's body (the XLA thunks named as in the optimized
+HLO), with the op name that made it.
 ``--inside NAME`` also lists the kernels run inside one of those kernels (a ``while`` loop,
 e.g. the auto-reset's chunk loop). docs/performance.md point 16 was measured with it:
 
@@ -67,6 +68,7 @@ def _trace_events(directory: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("face", choices=("core", "gymnax", "gymnax+sample"))
+    parser.add_argument("--format", choices=("point", "bbox", "mask"), default="point")
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=20, help="scan steps traced")
     parser.add_argument("--episode-steps", type=int, default=100)
@@ -74,7 +76,9 @@ def main() -> None:
     parser.add_argument("--inside", help="also list the kernels run inside this kernel")
     args = parser.parse_args()
 
-    env, params = jaxarc.make("ARC-AGI-1", max_episode_steps=args.episode_steps)
+    env, params = jaxarc.make(
+        "ARC-AGI-1", selection_format=args.format, max_episode_steps=args.episode_steps
+    )
     canvas = env.config.dataset.canvas_shape
     pool = jax.random.bernoulli(jax.random.key(7), 0.3, (MASK_POOL, *canvas))
     body = face_scan_body(args.face, env, params, args.batch, pool)
@@ -103,7 +107,7 @@ def main() -> None:
             calls[event["name"]] += 1
     steps = args.steps
     print(
-        f"{args.face}, B={args.batch}, {args.episode_steps}-step episodes: "
+        f"{args.face}, {args.format}, B={args.batch}, {args.episode_steps}-step episodes: "
         f"{wall_ms:.2f} wall-ms per step untraced; scan-body kernels sum to "
         f"{sum(total.values()) / steps / 1e3:.2f} ms per step, "
         f"{sum(calls.values()) / steps:.0f} calls per step\n"
