@@ -23,6 +23,7 @@ from jaxarc.agents import (
 )
 from jaxarc.agents.grpo.loss import clipped_surrogate, masked_mean
 from jaxarc.agents.grpo.train import load_task_source
+from jaxarc.agents.grpo.train_step import gradient_norm
 from jaxarc.agents.model.distributions import USES_SELECTION
 from jaxarc.envs import BboxAction, MaskAction, PointAction
 from jaxarc.envs.functional import batch_reset
@@ -125,6 +126,17 @@ def _first(tree):
 @eqx.filter_jit
 def _distribution(policy, obs):
     return policy(obs)
+
+
+def test_gradient_norm_is_the_global_l2_norm_of_the_float_leaves():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 4)).astype(np.float32), rng.normal(size=7).astype(np.float32)
+    grads = {"w": jnp.asarray(a), "b": jnp.asarray(b), "skipped": None}
+    expected = np.sqrt(np.sum(a.astype(np.float64) ** 2) + np.sum(b.astype(np.float64) ** 2))
+    norm = jax.jit(gradient_norm)(grads)
+    assert norm.dtype == jnp.float32 and norm.shape == ()
+    np.testing.assert_allclose(float(norm), expected, rtol=1e-6)
+    assert float(gradient_norm({"w": jnp.zeros((2, 2))})) == 0.0
 
 
 @pytest.mark.parametrize("selection_format", ["point", "bbox", "mask"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -83,7 +84,10 @@ def test_a_corrupt_entry_is_rebuilt(cache_dir, task_dir):
     first, _ = load_bank_with_report(task_dir, canvas_shape=(5, 5))
     (entry,) = _entries(cache_dir)
     entry.write_bytes(b"not an npz file")
-    second, report = load_bank_with_report(task_dir, canvas_shape=(5, 5))
+    with pytest.warns(
+        UserWarning, match=f"damaged task-bank cache entry {re.escape(str(entry))}.*deleted"
+    ):
+        second, report = load_bank_with_report(task_dir, canvas_shape=(5, 5))
     assert not report.from_cache and report.files_parsed == 149
     _same_arrays(first, second)
     third, report = load_bank_with_report(task_dir, canvas_shape=(5, 5))

@@ -37,6 +37,7 @@ from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 from jaxarc.agents.grpo.loss import masked_mean
 from jaxarc.agents.grpo.state_expert import state_expert_action
 from jaxarc.agents.grpo.train import TrainState, episode_constraint
+from jaxarc.agents.grpo.train_step import gradient_norm
 from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.learned_incontext import cell_cross_entropy
 from jaxarc.agents.model.policy import AbstractPolicy
@@ -187,7 +188,7 @@ def bc_step(
     with jax.numpy_dtype_promotion("standard"):
         updates, opt_state = optimizer.update(grads, opt_state, params)
     policy = eqx.apply_updates(policy, updates)
-    return policy, opt_state, dict(metrics, grad_norm=optax.global_norm(grads))
+    return policy, opt_state, dict(metrics, grad_norm=gradient_norm(grads))
 
 
 def make_bc_update(

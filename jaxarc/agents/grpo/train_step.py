@@ -76,8 +76,17 @@ def surrogate_step(
     with jax.numpy_dtype_promotion("standard"):  # optax mixes int32 counts and floats
         updates, opt_state = optimizer.update(grads, opt_state, params)
     policy = eqx.apply_updates(policy, updates)
-    metrics = dict(metrics, grad_norm=optax.global_norm(grads).astype(jnp.float32))
+    metrics = dict(metrics, grad_norm=gradient_norm(grads))
     return policy, opt_state, metrics
+
+
+def gradient_norm(grads: PyTree) -> Float32[Array, ""]:
+    """The global L2 norm of ``grads`` (what ``optax.clip_by_global_norm`` clips), float32.
+
+    Written out: optax's own function has a different name in every optax since 0.2.5 and
+    warns under the old one."""
+    leaves = [leaf for leaf in jax.tree.leaves(grads) if eqx.is_inexact_array(leaf)]
+    return jnp.sqrt(sum(jnp.sum(jnp.square(leaf)) for leaf in leaves)).astype(jnp.float32)
 
 
 def create_jax_surrogate_train_step(
