@@ -83,8 +83,8 @@ def surrogate_step(
 def gradient_norm(grads: PyTree) -> Float32[Array, ""]:
     """The global L2 norm of ``grads`` (what ``optax.clip_by_global_norm`` clips), float32.
 
-    Written out: optax's own function has a different name in every optax since 0.2.5 and
-    warns under the old one."""
+    Written out: optax 0.2.5 renamed its own (``optax.tree.norm``) and warns under the old
+    name, ``optax.global_norm``, while jaxarc supports optax from 0.2.3."""
     leaves = [leaf for leaf in jax.tree.leaves(grads) if eqx.is_inexact_array(leaf)]
     return jnp.sqrt(sum(jnp.sum(jnp.square(leaf)) for leaf in leaves)).astype(jnp.float32)
 
