@@ -26,7 +26,13 @@ from gym_helpers import SMALL_ID, small_bank
 from gymnax.environments.environment import Environment
 
 from jaxarc.benchmarking.env_throughput import _random_actions
-from jaxarc.benchmarking.face_throughput import FACE_EPISODE_STEPS, faces_stem, in_play
+from jaxarc.benchmarking.face_throughput import (
+    FACE_EPISODE_STEPS,
+    SPLIT_KEY_FACE,
+    face_scan_body,
+    faces_stem,
+    in_play,
+)
 from jaxarc.data.generators import make_generator
 from jaxarc.envs import CONTEXT_FIELDS, batch_reset, batch_step, episode_context
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
@@ -259,6 +265,27 @@ def test_face_benchmark_compares_like_with_like():
     assert not np.asarray(again.terminated | again.truncated).any()
     assert (np.asarray(again.step_count) == 0).all()
     _assert_trees_equal(again.grid, done.grid)
+
+
+def test_the_split_key_row_plays_the_same_episodes_without_threefry_loops():
+    # The faces table's purejaxrl-style loop with jaxarc.envs.split_key instead of
+    # jax.random.split: the same keys, so the same states and rewards, and (on CPU) no
+    # threefry while loop left in the loop's body.
+    env, params = _small_env("point")
+    _, states = jax.vmap(env.reset, (0, None))(jax.random.split(jax.random.key(1), 64), params)
+    runs = {}
+    for face in ("gymnax+sample", SPLIT_KEY_FACE):
+        body = face_scan_body(face, env, params, 64, None)
+        rollout = jax.jit(lambda s, k, body=body: jax.lax.scan(body, s, jax.random.split(k, 9)))
+        runs[face] = (rollout(states, jax.random.key(2)), rollout.lower(states, jax.random.key(2)))
+    (plain, plain_lowered), (fast, fast_lowered) = runs["gymnax+sample"], runs[SPLIT_KEY_FACE]
+    _assert_trees_equal(plain, fast)
+    assert np.asarray(fast[1]).any()  # (rewards: the episodes did something)
+    loops = lambda lowered: lowered.compile().as_text().count(" while(")  # noqa: E731
+    # the scan itself, the flood's and the auto-reset's loops; the plain row adds threefry's
+    assert loops(fast_lowered) < loops(plain_lowered)
+    with pytest.raises(ValueError, match="unknown face row"):
+        face_scan_body("gymnax+typo", env, params, 64, None)
 
 
 def test_generated_resets_choose_pool_tasks_and_refresh_replaces_the_pool():

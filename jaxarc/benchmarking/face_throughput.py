@@ -12,6 +12,9 @@ Rows, all measured in one run so that ratios between them are meaningful:
 * ``gymnax``: ``jax.vmap(env.step)`` in ``lax.scan`` (auto-reset included), same sampler;
 * ``gymnax+sample``: the same with actions from ``jax.vmap(env.action_space(params).sample)``,
   what a purejaxrl-style loop does;
+* ``gymnax+sample, split_key``: the same loop with its keys split by
+  :func:`jaxarc.envs.split_key` instead of ``jax.random.split`` (the same keys; on CPU
+  without threefry's loop, which costs the loop ~0.15 ms per step at B=4096);
 * ``core loop``: a Python loop of jitted ``batch_step`` calls (outputs left on device), with
   the default observations and with ``episode_context="at_reset"``;
 * ``make_vec``: the Gymnasium vector env (what ``gymnasium.make_vec(id, num_envs=B)``
@@ -39,11 +42,15 @@ import jax.numpy as jnp
 from jaxarc.benchmarking.env_throughput import _random_actions
 from jaxarc.benchmarking.machine import device_description
 from jaxarc.envs.functional import batch_reset, batch_step
+from jaxarc.envs.keys import split_key
 from jaxarc.envs.types import ArcState
 
 FACE_EPISODE_STEPS = 8
 """The faces table's episode length unless told otherwise: short, so that the auto-reset
 runs as often as it does in training (``jaxarc bench env --max-episode-steps``)."""
+
+SPLIT_KEY_FACE = "gymnax+sample, split_key"
+"""The row of the purejaxrl-style loop that splits its keys with :func:`split_key`."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +81,9 @@ def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
     """The ``lax.scan`` body ``(states, key) -> (states, rewards)`` of one face's row:
     ``"core"`` (:func:`batch_step` on episodes kept in play), ``"gymnax"`` or
     ``"gymnax+sample"`` (``jax.vmap(env.step)`` with auto-reset); actions from the
-    benchmark's two-random-words sampler, or from the action space for ``gymnax+sample``."""
+    benchmark's two-random-words sampler, or from the action space for ``gymnax+sample``.
+    :data:`SPLIT_KEY_FACE` is ``gymnax+sample`` whose loop splits its keys with
+    :func:`split_key` (the same keys as ``jax.random.split``)."""
     config = env.config
     if face == "core":
 
@@ -84,18 +93,19 @@ def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
             return states, reward
 
         return core_body
+    if face not in ("gymnax", "gymnax+sample", SPLIT_KEY_FACE):
+        raise ValueError(f"unknown face row {face!r}")
     space = env.action_space(params)
+    split = split_key if face == SPLIT_KEY_FACE else jax.random.split
 
     def gymnax_body(states, key):
-        act_key, step_key = jax.random.split(key)
-        if face == "gymnax+sample":
-            actions = jax.vmap(space.sample)(jax.random.split(act_key, batch_size))
-        else:
+        act_key, step_key = split(key)
+        if face == "gymnax":
             actions = _random_actions(act_key, batch_size, config, mask_pool)
+        else:
+            actions = jax.vmap(space.sample)(split(act_key, batch_size))
         step = jax.vmap(env.step, (0, 0, 0, None))
-        _, states, reward, _, _, _ = step(
-            jax.random.split(step_key, batch_size), states, actions, params
-        )
+        _, states, reward, _, _, _ = step(split(step_key, batch_size), states, actions, params)
         return states, reward
 
     return gymnax_body
@@ -104,14 +114,15 @@ def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
 def measure_gymnax(
     env_name: str,
     batch_size: int,
-    faces: tuple[str, ...] = ("core", "gymnax", "gymnax+sample"),
+    faces: tuple[str, ...] = ("core", "gymnax", "gymnax+sample", SPLIT_KEY_FACE),
     scan_steps: int = 50,
     repeats: int = 3,
     max_episode_steps: int = FACE_EPISODE_STEPS,
     **options,
 ) -> list[FaceRow]:
-    """``core`` / ``gymnax`` / ``gymnax+sample`` rows for one environment and batch size (the
-    best of ``repeats`` timed runs each, the rows' runs interleaved)."""
+    """``core`` / ``gymnax`` / ``gymnax+sample`` / :data:`SPLIT_KEY_FACE` rows for one
+    environment and batch size (the best of ``repeats`` timed runs each, the rows' runs
+    interleaved)."""
     from jaxarc.gymnax.registry import make
 
     env, params = make(env_name, max_episode_steps=max_episode_steps, **options)

@@ -28,6 +28,7 @@ from jaxarc.envs.functional import (
     episode_context,
     observe,
 )
+from jaxarc.envs.keys import random_words, split_key
 from jaxarc.envs.rollout import Steps, play
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import CONTEXT_FIELDS, ArcObservation, ArcState, EpisodeContext
@@ -86,6 +87,8 @@ __all__ = [
     "observe",
     "operation_ids",
     "play",
+    "random_words",
     "register",
     "registered_names",
+    "split_key",
 ]
