@@ -30,6 +30,7 @@ from gymnax.wrappers.purerl import FlattenObservationWrapper, LogWrapper
 
 import jaxarc
 from jaxarc.data.ladder import RUNGS
+from jaxarc.envs import split_key
 
 
 class ActorCritic(eqx.Module):
@@ -145,7 +146,8 @@ def make_train(config: PPOConfig):
                     :, 0
                 ]
                 rng, step_rng = jax.random.split(rng)
-                step_rng = jax.random.split(step_rng, config.num_envs)
+                # the keys jax.random.split gives, without its CPU loop (docs/ecosystem.md)
+                step_rng = split_key(step_rng, config.num_envs)
                 obsv, env_state, reward, terminated, truncated, info = jax.vmap(
                     env.step, in_axes=(0, 0, 0, None)
                 )(step_rng, env_state, action, env_params)
