@@ -31,7 +31,7 @@ import jax
 
 import jaxarc
 from jaxarc.benchmarking.env_throughput import MASK_POOL
-from jaxarc.benchmarking.face_throughput import SPLIT_KEY_FACE, face_scan_body
+from jaxarc.benchmarking.face_throughput import SCAN_FACES, face_scan_body
 
 
 def _scan_body_kernels(hlo: str) -> dict[str, tuple[str, str]]:
@@ -67,7 +67,7 @@ def _trace_events(directory: Path) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("face", choices=("core", "gymnax", "gymnax+sample", SPLIT_KEY_FACE))
+    parser.add_argument("face", choices=SCAN_FACES)
     parser.add_argument("--format", choices=("point", "bbox", "mask"), default="point")
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=20, help="scan steps traced")

@@ -52,6 +52,9 @@ runs as often as it does in training (``jaxarc bench env --max-episode-steps``).
 SPLIT_KEY_FACE = "gymnax+sample, split_key"
 """The row of the purejaxrl-style loop that splits its keys with :func:`split_key`."""
 
+SCAN_FACES = ("core", "gymnax", "gymnax+sample", SPLIT_KEY_FACE)
+"""The rows :func:`face_scan_body` builds (all measured by :func:`measure_gymnax`)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class FaceRow:
@@ -93,7 +96,7 @@ def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
             return states, reward
 
         return core_body
-    if face not in ("gymnax", "gymnax+sample", SPLIT_KEY_FACE):
+    if face not in SCAN_FACES:
         raise ValueError(f"unknown face row {face!r}")
     space = env.action_space(params)
     split = split_key if face == SPLIT_KEY_FACE else jax.random.split
@@ -114,7 +117,7 @@ def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
 def measure_gymnax(
     env_name: str,
     batch_size: int,
-    faces: tuple[str, ...] = ("core", "gymnax", "gymnax+sample", SPLIT_KEY_FACE),
+    faces: tuple[str, ...] = SCAN_FACES,
     scan_steps: int = 50,
     repeats: int = 3,
     max_episode_steps: int = FACE_EPISODE_STEPS,
