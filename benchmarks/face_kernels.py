@@ -1,9 +1,9 @@
 """Per-kernel wall time of the faces table's scans, from a ``jax.profiler`` trace.
 
 Traces one compiled call of the ``core`` or ``gymnax`` scan of ``jaxarc bench env --faces``
-(ARC-AGI-1; point actions unless ``--format`` says otherwise) and prints, per scan step,
-the wall time of each kernel of the scan's body (the XLA thunks named as in the optimized
-HLO), with the op name that made it.
+(ARC-AGI-1 unless ``--env`` says otherwise; point actions unless ``--format`` does) and
+prints, per scan step, the wall time of each kernel of the scan's body (the XLA thunks named
+as in the optimized HLO), with the op name that made it.
 ``--inside NAME`` also lists the kernels run inside one of those kernels (a ``while`` loop,
 e.g. the auto-reset's chunk loop). docs/performance.md point 16 was measured with it:
 
@@ -68,6 +68,7 @@ def _trace_events(directory: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("face", choices=SCAN_FACES)
+    parser.add_argument("--env", default="ARC-AGI-1", help="a registered environment")
     parser.add_argument("--format", choices=("point", "bbox", "mask"), default="point")
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=20, help="scan steps traced")
@@ -77,7 +78,7 @@ def main() -> None:
     args = parser.parse_args()
 
     env, params = jaxarc.make(
-        "ARC-AGI-1", selection_format=args.format, max_episode_steps=args.episode_steps
+        args.env, selection_format=args.format, max_episode_steps=args.episode_steps
     )
     canvas = env.config.dataset.canvas_shape
     pool = jax.random.bernoulli(jax.random.key(7), 0.3, (MASK_POOL, *canvas))
@@ -107,7 +108,8 @@ def main() -> None:
             calls[event["name"]] += 1
     steps = args.steps
     print(
-        f"{args.face}, {args.format}, B={args.batch}, {args.episode_steps}-step episodes: "
+        f"{args.env}, {args.face}, {args.format}, B={args.batch}, "
+        f"{args.episode_steps}-step episodes: "
         f"{wall_ms:.2f} wall-ms per step untraced; scan-body kernels sum to "
         f"{sum(total.values()) / steps / 1e3:.2f} ms per step, "
         f"{sum(calls.values()) / steps:.0f} calls per step\n"
