@@ -39,6 +39,18 @@ SHAPES = {
 }
 
 
+def best_seconds_per_call(fn, args: tuple, repeats: int, calls: int) -> float:
+    """The best of ``repeats`` mean times of ``calls`` back-to-back calls of ``fn(*args)``."""
+    best = float("inf")
+    for _ in range(repeats):
+        tic = time.perf_counter()
+        for _ in range(calls):
+            out = fn(*args)
+        jax.block_until_ready(out)
+        best = min(best, (time.perf_counter() - tic) / calls)
+    return best
+
+
 def measure(shape: tuple[int, ...], options: dict[str, str], repeats: int, calls: int):
     """(compile seconds, best seconds per call, FLOP/s) of value-and-grad of the policy's
     convolution layer (:class:`ConvHWC`, vmapped over grids as the policy runs it) with
@@ -56,13 +68,7 @@ def measure(shape: tuple[int, ...], options: dict[str, str], repeats: int, calls
     tic = time.perf_counter()
     jax.block_until_ready(fn(x, params))
     compile_s = time.perf_counter() - tic
-    best = float("inf")
-    for _ in range(repeats):
-        tic = time.perf_counter()
-        for _ in range(calls):
-            out = fn(x, params)
-        jax.block_until_ready(out)
-        best = min(best, (time.perf_counter() - tic) / calls)
+    best = best_seconds_per_call(fn, (x, params), repeats, calls)
     flops = 3 * 2 * n * h * w * i * o * 9  # forward, input gradient, weight gradient
     return compile_s, best, flops / best
 
@@ -73,14 +79,7 @@ def gemm_rate(m: int, k: int, n: int, repeats: int, calls: int) -> float:
     b = jax.random.normal(jax.random.key(1), (k, n), jnp.float32)
     matmul = jax.jit(jnp.matmul)
     jax.block_until_ready(matmul(a, b))
-    best = float("inf")
-    for _ in range(repeats):
-        tic = time.perf_counter()
-        for _ in range(calls):
-            out = matmul(a, b)
-        jax.block_until_ready(out)
-        best = min(best, (time.perf_counter() - tic) / calls)
-    return 2 * m * k * n / best
+    return 2 * m * k * n / best_seconds_per_call(matmul, (a, b), repeats, calls)
 
 
 def main() -> None:
