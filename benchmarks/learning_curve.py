@@ -62,6 +62,11 @@ def _train_summary(metrics) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="quick")
+    parser.add_argument(
+        "--source",
+        default=None,
+        help="task source (the rl preset takes the action format this source needs)",
+    )
     parser.add_argument("--minutes", type=float, default=15.0)
     parser.add_argument("--eval-every", type=int, default=20)
     parser.add_argument("--eval-tasks", type=int, default=512)
@@ -74,7 +79,9 @@ def main() -> None:
     parser.add_argument("--png", type=Path, default=None, help="draw the curve here")
     args = parser.parse_args()
 
-    config = TrainConfig.preset(args.preset)
+    config = TrainConfig.preset(args.preset, source=args.source)
+    if args.source is not None:
+        config = config.replace(source=args.source)
     for item in args.set:
         name, value = item.split("=", 1)
         config = set_field(config, name.split("."), value)

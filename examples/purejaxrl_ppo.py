@@ -32,18 +32,25 @@ import jaxarc
 from jaxarc.data.ladder import RUNGS
 from jaxarc.envs import split_key
 
+COLOURS = 11  # an observation cell holds -1 (padding) or a colour 0..9
+
 
 class ActorCritic(eqx.Module):
     actor: eqx.nn.MLP
     critic: eqx.nn.MLP
+    one_hot: bool = eqx.field(static=True)
 
-    def __init__(self, obs_dim: int, num_actions: int, hidden: int, key):
+    def __init__(self, obs_dim: int, num_actions: int, hidden: int, key, one_hot: bool = False):
         actor_key, critic_key = jax.random.split(key)
-        self.actor = eqx.nn.MLP(obs_dim, num_actions, hidden, 2, jax.nn.tanh, key=actor_key)
-        self.critic = eqx.nn.MLP(obs_dim, "scalar", hidden, 2, jax.nn.tanh, key=critic_key)
+        width = obs_dim * COLOURS if one_hot else obs_dim
+        self.actor = eqx.nn.MLP(width, num_actions, hidden, 2, jax.nn.tanh, key=actor_key)
+        self.critic = eqx.nn.MLP(width, "scalar", hidden, 2, jax.nn.tanh, key=critic_key)
+        self.one_hot = one_hot
 
     def __call__(self, obs):
         """Logits ``[A]`` and value ``[]`` of one observation."""
+        if self.one_hot:  # each cell's colour as 11 indicators instead of one number
+            obs = jax.nn.one_hot(obs.astype(jnp.int32) + 1, COLOURS).reshape(-1)
         return self.actor(obs), self.critic(obs)
 
 
@@ -94,6 +101,7 @@ class PPOConfig:
     env_name: str
     env_options: dict  # jaxarc.make options of the rung (operations, fields, episode length)
     hidden: int = 64  # MLP width
+    one_hot: bool = False  # the network reads each cell's colour one-hot
     eval_episodes: int = 1024
     lr: float = 2.5e-4
     num_envs: int = 32
@@ -123,7 +131,7 @@ def make_train(config: PPOConfig):
 
     def train(rng):
         rng, init_rng = jax.random.split(rng)
-        network = ActorCritic(obs_dim, num_actions, config.hidden, init_rng)
+        network = ActorCritic(obs_dim, num_actions, config.hidden, init_rng, config.one_hot)
         # equinox modules also hold functions (activations): carry only the arrays
         params, static = eqx.partition(network, eqx.is_array)
         tx = optax.chain(
@@ -253,7 +261,8 @@ def make_train(config: PPOConfig):
     def evaluate(params, rng):
         """Greedy success rate on ``EVAL_EPISODES`` fresh episodes (new tasks)."""
         _, static = eqx.partition(
-            ActorCritic(obs_dim, num_actions, config.hidden, jax.random.key(0)), eqx.is_array
+            ActorCritic(obs_dim, num_actions, config.hidden, jax.random.key(0), config.one_hot),
+            eqx.is_array,
         )
         model = eqx.combine(params, static)
         count = config.eval_episodes
@@ -322,6 +331,9 @@ def main() -> None:
     parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
     parser.add_argument("--lr", type=float, default=2.5e-4)
     parser.add_argument("--hidden", type=int, default=64, help="MLP width")
+    parser.add_argument(
+        "--one-hot", action="store_true", help="the network reads each cell's colour one-hot"
+    )
     parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus weight")
     parser.add_argument("--seed", type=int, nargs="+", default=[42])
     parser.add_argument("--eval-episodes", type=int, default=1024)
@@ -334,6 +346,7 @@ def main() -> None:
             args.env, args.reward_preset, args.max_episode_steps, args.operations
         ),
         hidden=args.hidden,
+        one_hot=args.one_hot,
         eval_episodes=args.eval_episodes,
         lr=args.lr,
         num_envs=args.num_envs,

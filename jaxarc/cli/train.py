@@ -23,7 +23,7 @@ from jaxarc.cli.dataclass_flags import (
 )
 from jaxarc.cli.main import CLIError
 
-PRESETS = ("quick", "medium", "default")
+PRESETS = ("quick", "medium", "rl", "default")
 BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
 # fields that may differ from a resumed run's saved config without changing its results
 _RESUMABLE_CHANGES = frozenset({("num_updates",)})
@@ -251,7 +251,12 @@ def resolve_train_config(
             names = ", ".join(".".join(path) for path in changed)
             print(f"warning: resuming with changed config fields: {names}", file=sys.stderr)
     else:
-        base = cls.preset(args.preset) if args.preset is not None else cls()
+        # the rl preset adapts its action format to --source (the others keep their own)
+        source = overrides.get(("source",)) if args.preset == "rl" else None
+        try:
+            base = cls.preset(args.preset, source=source) if args.preset is not None else cls()
+        except ValueError as err:
+            parser.error(f"--preset {args.preset} --source {source}: {err}")
     try:
         return apply_overrides(base, overrides), resume_from
     except (TypeError, ValueError) as err:

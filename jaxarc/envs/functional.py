@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32
 
 from jaxarc.data.source import AbstractTaskSource
-from jaxarc.envs.config import JaxArcConfig, RewardParams
+from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import similarity_and_match
 from jaxarc.envs.errors import JAXErrorHandler
 from jaxarc.envs.observation import episode_context, observation_of, observe
@@ -43,29 +43,14 @@ from jaxarc.envs.reset import (
     reset_state,
 )
 from jaxarc.envs.structured_actions import AbstractAction
+from jaxarc.envs.transition import apply_action, effective_operation, step_reward
 from jaxarc.envs.types import (
     ArcObservation,
     ArcState,
     StepInfo,
 )
-from jaxarc.grid.box_operations import apply_box_operation, apply_mask_operation
-from jaxarc.grid.operation_ids import NUM_OPERATIONS, SUBMIT
+from jaxarc.grid.operation_ids import SUBMIT
 from jaxarc.grid.operations import GridState
-from jaxarc.grid.point_operations import apply_point_operation
-
-
-def _step_reward(
-    params: RewardParams,
-    config: JaxArcConfig,
-    submitted: Bool[Array, ""],
-    success: Bool[Array, ""],
-    similarity_gain: Float32[Array, ""],
-) -> Float32[Array, ""]:
-    submit_reward = jnp.where(success, params.success_bonus, params.failed_submit_penalty)
-    reward = params.step_penalty + jnp.where(submitted, submit_reward, jnp.float32(0.0))
-    if config.environment.episode_mode == "train" and config.environment.similarity_shaping:
-        reward = reward + params.similarity_weight * similarity_gain
-    return reward.astype(jnp.float32)
 
 
 def step_one(
@@ -88,12 +73,7 @@ def step_one(
     pair = state.pair  # (read from the source at reset; the step reads no task data)
 
     was_done = state.terminated | state.truncated
-    operation = jnp.asarray(action.operation, dtype=jnp.int32)
-    known = (operation >= 0) & (operation < NUM_OPERATIONS)
-    allowed_table = jnp.asarray(config.action.allowed_mask, dtype=jnp.bool_)
-    allowed = known & allowed_table[jnp.clip(operation, 0, NUM_OPERATIONS - 1)]
-    effective_op = jnp.where(allowed & ~was_done, operation, jnp.int32(-1))
-
+    effective_op = effective_operation(action.operation, ~was_done, config)
     before = GridState(
         grid=state.grid,
         shape=state.grid_shape,
@@ -101,29 +81,7 @@ def step_one(
         clipboard=state.clipboard,
         clipboard_mask=state.clipboard_mask,
     )
-    if config.action.selection_format == "point":  # static: the point-specialised operations
-        after = apply_point_operation(
-            before, effective_op, action.row, action.col, pair.input_grid, pair.input_shape
-        )
-    elif config.action.selection_format == "bbox":  # static: the rectangle operations
-        after = apply_box_operation(
-            before,
-            effective_op,
-            action.r1,
-            action.c1,
-            action.r2,
-            action.c2,
-            pair.input_grid,
-            pair.input_shape,
-        )
-    else:  # mask: the flat-canvas form of the generic operations
-        after = apply_mask_operation(
-            before,
-            effective_op,
-            action.to_selection_mask(canvas),
-            pair.input_grid,
-            pair.input_shape,
-        )
+    after = apply_action(before, effective_op, action, pair.input_grid, pair.input_shape, config)
     similarity, correct = similarity_and_match(
         after.grid, after.shape, pair.target_grid, pair.target_shape
     )
@@ -138,9 +96,7 @@ def step_one(
     )
     reward = jnp.where(
         live,
-        _step_reward(
-            state.reward_params, config, submitted, success, similarity - state.similarity
-        ),
+        step_reward(state.reward_params, config, submitted, success, similarity - state.similarity),
         jnp.float32(0.0),
     )
 

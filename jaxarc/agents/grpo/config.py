@@ -14,6 +14,7 @@ import math
 from typing import Literal
 
 from jaxarc.agents.model.policy import PolicyConfig
+from jaxarc.data.generators import generator_canvas, generator_families
 from jaxarc.envs.config import (
     REWARD_DEFAULTS,
     JaxArcConfig,
@@ -94,6 +95,11 @@ class GRPOConfig:
         entropy_coef: entropy bonus weight.
         in_context_coef: weight of the policy's self-supervised in-context loss (the learned
             predictor's leave-one-out loss on the demonstration pairs; 0 for other policies).
+        hindsight_fraction: the share of each update's groups also trained on as hindsight
+            groups (:mod:`jaxarc.agents.grpo.hindsight`: relabelled with the task one of
+            their rollouts solved), in ``[0, 1]``; 0: off, 1: every group.
+        hindsight_failed_only: relabel only groups none of whose rollouts solved their
+            task (a group that has a success learns from its own reward).
         epochs: inner epochs (mu) over the rollout batch per update.
         minibatches: minibatches per epoch (must divide ``batch_tasks * group_size``).
     """
@@ -105,6 +111,8 @@ class GRPOConfig:
     ref_refresh_every: int = 20
     entropy_coef: float = 0.0
     in_context_coef: float = 0.0
+    hindsight_fraction: float = 0.0
+    hindsight_failed_only: bool = False
     epochs: int = 2
     minibatches: int = 2
 
@@ -119,7 +127,12 @@ class GRPOConfig:
             beta=self.beta,
             entropy_coef=self.entropy_coef,
             in_context_coef=self.in_context_coef,
+            hindsight_fraction=self.hindsight_fraction,
         )
+        if self.hindsight_fraction > 1:
+            raise ValueError(
+                f"GRPOConfig.hindsight_fraction must be in [0, 1], got {self.hindsight_fraction!r}"
+            )
         _integers(self)
 
 
@@ -185,11 +198,11 @@ class TrainConfig:
             raise ValueError(
                 f"group_size must be at least 2 (GRPO compares rollouts), got {self.group_size}"
             )
-        episodes = self.batch_tasks * self.group_size
+        episodes = (self.batch_tasks + self.hindsight_groups) * self.group_size
         if episodes % self.grpo.minibatches:
             raise ValueError(
-                f"grpo.minibatches={self.grpo.minibatches} must divide batch_tasks * group_size "
-                f"= {episodes}"
+                f"grpo.minibatches={self.grpo.minibatches} must divide the update's episodes, "
+                f"(batch_tasks + hindsight groups) * group_size = {episodes}"
             )
         _integers(self)
         if self.allowed_operations is not None:  # ids or names -> sorted ids, as the env does
@@ -202,6 +215,12 @@ class TrainConfig:
             self.env_config()
         except ValueError as err:
             raise ValueError(f"TrainConfig environment (canvas={self.canvas!r}): {err}") from None
+
+    @property
+    def hindsight_groups(self) -> int:
+        """How many of the ``batch_tasks`` groups are relabelled each update
+        (``grpo.hindsight_fraction`` of them, rounded)."""
+        return round(self.grpo.hindsight_fraction * self.batch_tasks)
 
     def env_options(self) -> dict[str, object]:
         """This run's environment as flat ``jaxarc.make`` options (the same names)."""
@@ -230,12 +249,19 @@ class TrainConfig:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
     @classmethod
-    def preset(cls, name: str) -> TrainConfig:
-        """``"quick"`` (gen/easy in minutes on two CPU cores), ``"medium"`` (gen/medium: the
-        eight colour and geometric families, bbox actions, all 35 operations, the hand-made
-        cell predictor off) or ``"default"`` (longer)."""
+    def preset(cls, name: str, source: str | None = None) -> TrainConfig:
+        """``"quick"`` (gen/easy in minutes on two CPU cores: behaviour cloning, then GRPO),
+        ``"medium"`` (gen/medium: the eight colour and geometric families, bbox actions, all
+        35 operations, behaviour cloning, then GRPO), ``"rl"`` (reward only: no expert, no
+        behaviour cloning, no given features; GRPO with hindsight groups) or ``"default"``.
+
+        ``source`` (``"rl"`` only) plays another source with the action format it needs:
+        see :func:`rl_preset`. The other presets keep their own source.
+        """
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+        if name == "rl" and source is not None:
+            return rl_preset(source)
         return PRESETS[name]
 
 
@@ -303,6 +329,34 @@ PRESETS: dict[str, TrainConfig] = {
         grpo=GRPOConfig(advantage="process", entropy_coef=0.01, epochs=1, minibatches=1),
         policy=MEDIUM_POLICY,
     ),
+    # reward only: no expert, no behaviour cloning, no given task features. What the agent
+    # learns from is the environment's reward (the similarity gain of each step, the success
+    # of SUBMIT) and the demonstration pairs (the learned predictor's leave-one-out loss).
+    # Hindsight groups (jaxarc.agents.grpo.hindsight) relabel every group with the task one
+    # of its rollouts solved: without them the policy settles on doing nothing on the
+    # ladder's rungs (docs/training.md, "Learning from reward").
+    "rl": TrainConfig(
+        selection_format="point",
+        batch_tasks=16,
+        group_size=8,
+        max_episode_steps=4,
+        allowed_operations=FLOOD_AND_SUBMIT,
+        failed_submit_penalty=0.0,
+        similarity_weight=1.0,
+        num_updates=600,
+        lr=1e-3,
+        eval_tasks=512,
+        grpo=GRPOConfig(
+            advantage="process",
+            entropy_coef=0.01,
+            epochs=1,
+            minibatches=1,
+            beta=0.0,
+            in_context_coef=1.0,
+            hindsight_fraction=1.0,
+        ),
+        policy=LEARNED_POLICY,
+    ),
     "default": TrainConfig(
         similarity_weight=0.5,  # dense shaping (the environment's own default is 0.0)
         batch_tasks=64,
@@ -315,3 +369,38 @@ PRESETS: dict[str, TrainConfig] = {
         policy=PolicyConfig(channels=48, context_size=96, head_hidden=96),
     ),
 }
+
+
+# Families played with point actions (one FLOOD_c per changing region); the others act on
+# rectangles (whole-grid flips, rotations and moves) and need bbox actions.
+POINT_FAMILIES = frozenset(
+    ("recolour", "erase", "fill_background", "fill_holes", "mark_one", "recolour_cell_two")
+    + ("recolour_cell",)
+)
+TASK_BANK_CANVAS = 30  # ARC grids are at most 30x30
+
+
+def rl_preset(source: str) -> TrainConfig:
+    """The ``rl`` preset on ``source``, with the action format the source needs.
+
+    * a generator whose families all take point actions (the ladder's rungs, ``gen/easy``,
+      its four families): point actions, ``FLOOD_0..9`` and SUBMIT, the generator's canvas;
+    * any other generator (``gen/medium``, the geometric families): bbox actions and all 35
+      operations, the generator's canvas;
+    * a task bank (``arc-agi-1/training``, a directory): bbox actions, all 35 operations, a
+      30x30 canvas.
+    """
+    base = PRESETS["rl"]
+    if not source.startswith("gen/"):
+        return base.replace(
+            source=source,
+            selection_format="bbox",
+            allowed_operations=None,
+            canvas=TASK_BANK_CANVAS,
+        )
+    canvas = generator_canvas(source)[0]
+    if set(generator_families(source)) <= POINT_FAMILIES:
+        return base.replace(source=source, canvas=canvas)
+    return base.replace(
+        source=source, canvas=canvas, selection_format="bbox", allowed_operations=None
+    )

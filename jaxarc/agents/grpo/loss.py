@@ -44,6 +44,10 @@ class TrainingBatchJAX(eqx.Module):
     # static: every episode's first observation equals its task_obs row (group rollouts,
     # which start from copies of one reset state), so the first step is acted on once per row
     shared_first_step: bool = eqx.field(static=True, default=False)
+    # episodes relabelled in hindsight (jaxarc.agents.grpo.hindsight): their actions were
+    # sampled for another task, so their sampling and reference log-probabilities are taken
+    # as the current ones (ratio 1, no clipping, no KL); None: no such episode
+    relabelled: Bool[Array, " N"] | None = None
 
     def take(self, indices: Int32[Array, " M"]) -> TrainingBatchJAX:
         """The episodes ``indices`` (a minibatch). The task table is kept whole when it is
@@ -66,6 +70,7 @@ class TrainingBatchJAX(eqx.Module):
             task_obs=task_obs,
             task_index=task_index,
             shared_first_step=self.shared_first_step,
+            relabelled=None if self.relabelled is None else self.relabelled[indices],
         )
 
 
@@ -162,13 +167,18 @@ def grpo_loss(
         batch.task_index,
         batch.shared_first_step,
     )
-    log_ratio = log_probs - batch.old_log_probs
+    old_log_probs, ref_log_probs = batch.old_log_probs, batch.ref_log_probs
+    if batch.relabelled is not None:  # off-policy steps: ratio 1 and no KL (see the field)
+        current = jax.lax.stop_gradient(log_probs)
+        old_log_probs = jnp.where(batch.relabelled[:, None], current, old_log_probs)
+        ref_log_probs = jnp.where(batch.relabelled[:, None], current, ref_log_probs)
+    log_ratio = log_probs - old_log_probs
     ratio = jnp.exp(log_ratio)
     advantages = batch.advantages
     surrogate = masked_mean(
         clipped_surrogate(ratio, advantages, config.eps_low, config.eps_high), batch.valid
     )
-    kl = masked_mean(k3_kl(log_probs, batch.ref_log_probs), batch.valid)
+    kl = masked_mean(k3_kl(log_probs, ref_log_probs), batch.valid)
     mean_entropy = masked_mean(entropy, batch.valid)
     loss = -surrogate + config.beta * kl - config.entropy_coef * mean_entropy
     extra = {}
@@ -190,7 +200,7 @@ def grpo_loss(
         "entropy": mean_entropy,
         "clip_fraction": masked_mean(clipped.astype(jnp.float32), batch.valid),
         "ratio_mean": masked_mean(ratio, batch.valid),
-        "approx_kl_old": masked_mean(k3_kl(log_probs, batch.old_log_probs), batch.valid),
+        "approx_kl_old": masked_mean(k3_kl(log_probs, old_log_probs), batch.valid),
         **extra,
     }
     return loss, metrics

@@ -12,7 +12,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Bool, Float32, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 
 from jaxarc.agents.model.policy import AbstractPolicy
 from jaxarc.data.source import AbstractTaskSource
@@ -32,6 +32,8 @@ class Trajectories(eqx.Module):
     rewards: Float32[Array, "N T"]
     valid: Bool[Array, "N T"]  # the episode was still running when the action was taken
     success: Bool[Array, " N"]
+    final_grid: Int8[Array, "N H W"]  # the working grid when the episode ended
+    final_shape: Int32[Array, "N 2"]
 
     @property
     def returns(self) -> Float32[Array, " N"]:
@@ -103,6 +105,8 @@ def group_rollout(
         rewards=record.rewards,
         valid=record.valid,
         success=states.success,
+        final_grid=states.grid,
+        final_shape=states.grid_shape,
     )
 
 

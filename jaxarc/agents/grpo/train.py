@@ -22,14 +22,16 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
-from jaxtyping import Array, Float32, Int32, PRNGKeyArray, PyTree
+from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray, PyTree
 
 from jaxarc.agents.grpo.advantages import compute_advantages, compute_process_advantages
 from jaxarc.agents.grpo.config import TrainConfig
+from jaxarc.agents.grpo.hindsight import HindsightGroups, hindsight_groups
 from jaxarc.agents.grpo.loss import (
     TrainingBatchJAX,
     group_task_table,
     policy_log_probs_and_entropy,
+    task_index_rows,
 )
 from jaxarc.agents.grpo.rollout import Trajectories, evaluate_success, group_rollout
 from jaxarc.agents.grpo.train_step import make_optimizer, surrogate_step
@@ -80,8 +82,6 @@ def make_train(
     source = load_task_source(config)
     optimizer = make_optimizer(config)
     grpo = config.grpo
-    episodes = config.batch_tasks * config.group_size
-    minibatch = episodes // grpo.minibatches
     if mesh is not None:
         devices = mesh.shape["data"]
         if config.batch_tasks % devices:
@@ -109,9 +109,11 @@ def make_train(
     def update(state: TrainState) -> tuple[TrainState, Metrics]:
         key, rollout_key, shuffle_key = jax.random.split(state.key, 3)
         ref_policy = state.ref_policy if grpo.beta > 0 else None
-        batch, trajectories, equal_fraction = collect_batch(
+        batch, trajectories, batch_metrics = collect_batch(
             state.policy, ref_policy, rollout_key, config, source, constrain
         )
+        episodes = batch.valid.shape[0]  # the rollouts and any hindsight groups
+        minibatch = episodes // grpo.minibatches
         batch = constrain(batch)
 
         params, static = eqx.partition(state.policy, eqx.is_array)
@@ -150,9 +152,11 @@ def make_train(
             first_epoch_ratio=jnp.mean(step_metrics["ratio_mean"][0]),
             mean_return=jnp.mean(trajectories.returns),
             success_rate=jnp.mean(trajectories.success.astype(jnp.float32)),
-            equal_group_fraction=equal_fraction,
+            **batch_metrics,
             episode_length=jnp.mean(trajectories.lengths),
-            env_steps=jnp.float32(episodes * config.max_episode_steps),
+            env_steps=jnp.float32(
+                config.batch_tasks * config.group_size * config.max_episode_steps
+            ),
             update_index=update_index.astype(jnp.float32),
         )
         new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
@@ -195,36 +199,31 @@ def collect_batch(
     config: TrainConfig,
     source: AbstractTaskSource,
     constrain: Callable = lambda tree: tree,
-) -> tuple[TrainingBatchJAX, Trajectories, Float32[Array, ""]]:
-    """One GRPO rollout batch: ``(batch, trajectories, equal-group fraction)``.
+) -> tuple[TrainingBatchJAX, Trajectories, Metrics]:
+    """One GRPO rollout batch: ``(batch, trajectories, metrics)``.
 
     B x G group rollouts of ``policy`` and their per-group advantages; the reference
     log-probabilities come from ``ref_policy`` (``None``: the sampling log-probabilities,
     i.e. no KL term). The batch carries the task table of the B groups (each task encoded
-    once per loss evaluation, not once per episode).
+    once per loss evaluation, not once per episode). With ``config.hindsight_groups = K``
+    (``grpo.hindsight_fraction`` of the B groups) the batch also holds K hindsight groups
+    (:mod:`jaxarc.agents.grpo.hindsight`) after the B groups. ``metrics``:
+    ``equal_group_fraction`` (groups whose rewards carry no signal) and, with hindsight
+    groups, ``hindsight_success_rate`` and ``hindsight_donor_fraction``.
     """
+    env_config, reward_params = config.env_config(), config.reward_params()
     trajectories = group_rollout(
         policy,
         key,
-        config.env_config(),
+        env_config,
         source,
-        config.reward_params(),
+        reward_params,
         config.batch_tasks,
         config.group_size,
         config.max_episode_steps,
         constrain=constrain,
     )
-    groups = (config.batch_tasks, config.group_size)
-    if config.grpo.advantage == "process":
-        steps = groups + (config.max_episode_steps,)
-        advantages, equal_fraction = compute_process_advantages(
-            trajectories.rewards.reshape(steps), trajectories.valid.reshape(steps)
-        )
-        advantages = advantages.reshape(-1, config.max_episode_steps)
-    else:
-        returns = trajectories.returns.reshape(groups)
-        advantages, equal_fraction = compute_advantages(returns, config.grpo.advantage)
-        advantages = jnp.broadcast_to(advantages.reshape(-1, 1), trajectories.valid.shape)
+    advantages, equal_fraction = group_advantages(trajectories.rewards, trajectories.valid, config)
     task_obs, task_index = group_task_table(trajectories.obs, config.group_size)
     if ref_policy is not None:
         ref_log_probs, _ = policy_log_probs_and_entropy(
@@ -248,7 +247,75 @@ def collect_batch(
         task_index=task_index,
         shared_first_step=True,  # the G rollouts of a group start from one reset state
     )
-    return batch, trajectories, equal_fraction
+    metrics = {"equal_group_fraction": equal_fraction}
+    num_relabelled = config.hindsight_groups
+    if num_relabelled:  # static
+        groups = hindsight_groups(
+            jax.random.fold_in(key, 1),  # the rollouts' key stream is left as it was
+            trajectories,
+            task_obs,
+            num_relabelled,
+            config.group_size,
+            env_config,
+            reward_params,
+            failed_only=config.grpo.hindsight_failed_only,
+        )
+        batch = with_hindsight_groups(batch, groups, config)
+        metrics.update(
+            hindsight_success_rate=jnp.mean(groups.success.astype(jnp.float32)),
+            hindsight_donor_fraction=jnp.mean(groups.has_donor.astype(jnp.float32)),
+        )
+    return batch, trajectories, metrics
+
+
+def group_advantages(
+    rewards: Float32[Array, "N T"], valid: Bool[Array, "N T"], config: TrainConfig
+) -> tuple[Float32[Array, "N T"], Float32[Array, ""]]:
+    """Per-step advantages of group rollouts (``N = K * G``, groups contiguous) in the
+    config's mode, and the fraction of all-equal groups."""
+    steps = rewards.shape[-1]
+    groups = (rewards.shape[0] // config.group_size, config.group_size)
+    if config.grpo.advantage == "process":
+        advantages, equal_fraction = compute_process_advantages(
+            rewards.reshape(*groups, steps), valid.reshape(*groups, steps)
+        )
+        return advantages.reshape(-1, steps), equal_fraction
+    returns = jnp.sum(jnp.where(valid, rewards, 0.0), axis=1).reshape(groups)
+    advantages, equal_fraction = compute_advantages(returns, config.grpo.advantage)
+    return jnp.broadcast_to(advantages.reshape(-1, 1), valid.shape), equal_fraction
+
+
+def with_hindsight_groups(
+    batch: TrainingBatchJAX, groups: HindsightGroups, config: TrainConfig
+) -> TrainingBatchJAX:
+    """``batch`` (B groups) followed by the K hindsight groups made from its first K: the
+    same recorded steps, new task-table rows, advantages from the re-scored rewards (0 for
+    groups without a donor), marked ``relabelled``."""
+    episodes = groups.rewards.shape[0]
+    valid = batch.valid[:episodes]
+    advantages, _ = group_advantages(groups.rewards, valid, config)
+    used = jnp.repeat(groups.has_donor, config.group_size)
+    advantages = jnp.where(used[:, None], advantages, 0.0)
+    rows = task_index_rows(batch)
+    first = lambda x: x[:episodes]  # noqa: E731
+    extend = lambda a, b: jnp.concatenate([a, b])  # noqa: E731
+    steps = jax.tree.map(first, (batch.obs, batch.actions, batch.old_log_probs))
+    obs, actions, old_log_probs = jax.tree.map(
+        extend, (batch.obs, batch.actions, batch.old_log_probs), steps
+    )
+    relabelled = jnp.arange(batch.valid.shape[0] + episodes) >= batch.valid.shape[0]
+    return TrainingBatchJAX(
+        obs=obs,
+        actions=actions,
+        old_log_probs=old_log_probs,
+        ref_log_probs=extend(batch.ref_log_probs, first(batch.ref_log_probs)),
+        advantages=extend(batch.advantages, advantages),
+        valid=extend(batch.valid, valid),
+        task_obs=jax.tree.map(extend, batch.task_obs, groups.task_obs),
+        task_index=extend(batch.task_index, rows + first(batch.task_index)),
+        shared_first_step=batch.shared_first_step,
+        relabelled=relabelled,
+    )
 
 
 def make_evaluator(
