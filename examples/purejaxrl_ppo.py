@@ -72,6 +72,7 @@ def env_options(
     reward_preset: str,
     max_episode_steps: int | None = None,
     operations: list[str] | None = None,
+    hindsight: float = 0.0,
 ) -> dict:
     """``jaxarc.make_flat`` options: the rung's (a ladder name) or a few FILLs and SUBMIT."""
     if name in RUNGS:
@@ -82,6 +83,8 @@ def env_options(
         options["max_episode_steps"] = max_episode_steps
     if operations:
         options["allowed_operations"] = list(operations)
+    if hindsight:
+        options["hindsight"] = hindsight
     return {**options, "reward_preset": reward_preset}
 
 
@@ -326,6 +329,12 @@ def main() -> None:
     parser.add_argument("--reward-preset", default="generic", choices=("generic", "default"))
     parser.add_argument("--max-episode-steps", type=int, default=None, help="(rung's default)")
     parser.add_argument("--operations", nargs="+", default=None, help="(rung's default)")
+    parser.add_argument(
+        "--hindsight",
+        type=float,
+        default=0.0,
+        help="probability that an episode is followed by its hindsight task (0: off)",
+    )
     parser.add_argument("--total-timesteps", type=int, default=8192)
     parser.add_argument("--num-envs", type=int, default=32)
     parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
@@ -343,7 +352,7 @@ def main() -> None:
     config = PPOConfig(
         env_name=args.env,
         env_options=env_options(
-            args.env, args.reward_preset, args.max_episode_steps, args.operations
+            args.env, args.reward_preset, args.max_episode_steps, args.operations, args.hindsight
         ),
         hidden=args.hidden,
         one_hot=args.one_hot,

@@ -14,7 +14,12 @@ import pytest
 from jaxarc.data.generators import make_generator
 from jaxarc.envs import JaxArcConfig, arc_reset, arc_step
 from jaxarc.envs.config import config_from_options
-from jaxarc.envs.hindsight import hindsight_outputs, replay_actions, rescore_steps
+from jaxarc.envs.hindsight import (
+    episode_hindsight_task,
+    hindsight_outputs,
+    replay_actions,
+    rescore_steps,
+)
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
 from jaxarc.envs.transition import effective_operation
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, SUBMIT
@@ -141,3 +146,69 @@ def test_rescoring_against_the_own_target_gives_the_rewards_paid(fmt):
         successes += int(reached_success)
         assert np.all(np.asarray(reached)[~taken] == 0.0)
     assert successes >= 4
+
+
+# -- through the faces: an episode's hindsight task is solved by replaying its actions
+
+BBOX_EDITS = [  # whole-grid and partial edits, no SUBMIT
+    {"operation": 12, "r1": 0, "c1": 0, "r2": 7, "c2": 7},  # FLOOD_2 at the top-left cell
+    {"operation": 30, "r1": 1, "c1": 0, "r2": 3, "c2": 4},  # FLIP_LR of a rectangle
+    {"operation": 4, "r1": 2, "c1": 2, "r2": 2, "c2": 2},  # FILL_4 one cell
+]
+SUBMIT_ACTION = {"operation": SUBMIT, "r1": 0, "c1": 0, "r2": 0, "c2": 0}
+
+
+def _solve_through_gymnasium(task):
+    """Play BBOX_EDITS and SUBMIT on the task's test pair through the Gymnasium face."""
+    from jaxarc.data.bank import TaskBank
+    from jaxarc.gym.env import ArcGymnasiumEnv
+    from jaxarc.gymnax.registry import build_environment
+
+    jax_env, params = build_environment(
+        TaskBank.from_single_task(task), episode_mode="eval", selection_format="bbox"
+    )
+    env = ArcGymnasiumEnv(jax_env=jax_env, jax_params=params)
+    env.reset(seed=0)
+    for action in BBOX_EDITS:
+        env.step({k: np.int64(v) for k, v in action.items()})
+    _, reward, terminated, _, info = env.step({k: np.int64(v) for k, v in SUBMIT_ACTION.items()})
+    return bool(terminated), bool(info["success"]), float(reward)
+
+
+def _check_hindsight_task(task):
+    """The task's demonstrations show a change (it is not the identity task)."""
+    shown = int(task.num_demos)
+    assert shown == 3  # the played pair is hidden from the episode, so from its task
+    inputs, outputs = np.asarray(task.demo_inputs[:shown]), np.asarray(task.demo_outputs[:shown])
+    assert np.any(inputs != outputs)
+
+
+def test_the_gymnasium_face_episode_hindsight_task_is_solved_by_its_actions():
+    import gymnasium
+
+    env = gymnasium.make("jaxarc/Gen-Medium-v0", selection_format="bbox")
+    env.reset(seed=3)
+    for action in BBOX_EDITS:
+        env.step({k: np.int64(v) for k, v in action.items()})
+    inner = env.unwrapped
+    task = episode_hindsight_task(inner.state, inner.config)
+    _check_hindsight_task(task)
+    np.testing.assert_array_equal(task.test_outputs[0], inner.state.grid)
+    terminated, success, reward = _solve_through_gymnasium(task)
+    assert terminated and success and reward > 0.5
+
+
+def test_the_gymnax_face_episode_hindsight_task_is_solved_by_its_actions():
+    import jaxarc
+
+    env, params = jaxarc.make("gen/medium", selection_format="bbox")
+    _, state = env.reset(jax.random.key(3), params)
+    for action in BBOX_EDITS:
+        _, state, _, terminated, truncated, _ = env.step(
+            jax.random.key(0), state, BboxAction(**action), params
+        )
+        assert not bool(terminated | truncated)  # before the auto-reset
+    task = jax.jit(lambda s: episode_hindsight_task(s, env.config))(state)
+    _check_hindsight_task(task)
+    terminated, success, _ = _solve_through_gymnasium(task)
+    assert terminated and success

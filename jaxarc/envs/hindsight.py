@@ -23,10 +23,14 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int8, Int32
 
+from jaxarc.data.bank import Task
+from jaxarc.data.source import AbstractTaskSource
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.episode import similarity_and_match
-from jaxarc.envs.structured_actions import AbstractAction
+from jaxarc.envs.observation import episode_context
+from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.transition import apply_action, effective_operation, step_reward
+from jaxarc.envs.types import ArcObservation, ArcState, EpisodeContext
 from jaxarc.grid.operation_ids import SUBMIT
 from jaxarc.grid.operations import GridState
 
@@ -78,6 +82,63 @@ def hindsight_outputs(
     outputs = jnp.where(demo_mask[:, None, None], outputs, jnp.int8(-1))
     shapes = jnp.where(demo_mask[:, None], shapes, 0).astype(jnp.int32)
     return outputs, shapes
+
+
+def hindsight_task(
+    context: ArcObservation | EpisodeContext,
+    actions: AbstractAction,
+    taken: Bool[Array, " T"],
+    config: JaxArcConfig,
+) -> Task:
+    """The hindsight task of an episode as a :class:`~jaxarc.data.bank.Task`: its shown
+    demonstration inputs with ``actions`` replayed on them as outputs (moved to the first
+    slots, in order; the rest blank), and one test pair, the episode's input and the grid
+    ``actions`` make of it. Replaying ``actions`` on the test input and submitting solves it.
+
+    ``context`` is any observation of the episode (or its
+    :class:`~jaxarc.envs.types.EpisodeContext`): only its input grid and demonstration
+    pairs are read. Play the task like any other: ``arc_reset(key, config, task)`` or
+    ``jaxarc.build_environment(TaskBank.from_single_task(task))``.
+    """
+    outputs, output_shapes = hindsight_outputs(
+        context.demo_inputs, context.demo_input_shapes, context.demo_mask, actions, taken, config
+    )
+    target, target_shape = replay_actions(
+        context.input_grid, context.input_shape, actions, taken, config
+    )
+    order = jnp.argsort(~context.demo_mask, stable=True)  # shown pairs first, in order
+    shown = context.demo_mask[order]
+    demo_inputs = jnp.where(shown[:, None, None], context.demo_inputs[order], jnp.int8(-1))
+    return Task(
+        demo_inputs=demo_inputs.astype(jnp.int8),
+        demo_outputs=outputs[order],
+        demo_input_shapes=jnp.where(shown[:, None], context.demo_input_shapes[order], 0),
+        demo_output_shapes=output_shapes[order],
+        num_demos=jnp.sum(shown, dtype=jnp.int32),
+        test_inputs=context.input_grid[None],
+        test_outputs=target[None],
+        test_input_shapes=context.input_shape[None],
+        test_output_shapes=target_shape[None],
+        num_tests=jnp.int32(1),
+        test_scored=jnp.ones((1,), dtype=bool),
+    )
+
+
+def episode_hindsight_task(
+    state: ArcState, config: JaxArcConfig, source: AbstractTaskSource | None = None
+) -> Task:
+    """The hindsight task of the episode ``state`` is in (finished or not), from the actions
+    it recorded (``state.history``): :func:`hindsight_task` of its context and history.
+
+    Works on any state the core or a face hands out (``arc_step``'s, the Gymnasium env's
+    ``env.unwrapped.state``, the gymnax face's before its auto-reset); ``source`` overrides
+    ``state.source`` as in :func:`~jaxarc.envs.functional.episode_context`.
+    """
+    canvas = config.dataset.canvas_shape
+    actions = action_class(config.action.selection_format).from_history(state.history, canvas)
+    steps = state.history.shape[0]
+    taken = jnp.arange(steps, dtype=jnp.int32) < state.history_length
+    return hindsight_task(episode_context(state, config, source), actions, taken, config)
 
 
 def rescore_steps(

@@ -30,6 +30,7 @@ from jaxarc.wrappers.flat_env import (
 )
 from jaxarc.wrappers.flatten_observation import DEFAULT_FIELDS, FlattenObservationWrapper
 from jaxarc.wrappers.gymnax_v0 import GymnaxV0Wrapper
+from jaxarc.wrappers.hindsight import HindsightState, HindsightTaskWrapper
 from jaxarc.wrappers.metrics import METRIC_KEYS, EpisodeMetricsState, EpisodeMetricsWrapper
 from jaxarc.wrappers.restrict_operations import RestrictOperationsWrapper, operation_ids
 
@@ -47,6 +48,8 @@ __all__ = [
     "FlatPointActionWrapper",
     "FlattenObservationWrapper",
     "GymnaxV0Wrapper",
+    "HindsightState",
+    "HindsightTaskWrapper",
     "MultiDiscrete",
     "MultiDiscretePointActionWrapper",
     "RestrictOperationsWrapper",

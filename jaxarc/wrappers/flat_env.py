@@ -17,6 +17,7 @@ from typing import Any, Literal
 from jaxarc.wrappers.flat_action import FlatPointActionWrapper, MultiDiscretePointActionWrapper
 from jaxarc.wrappers.flatten_observation import FlattenObservationWrapper
 from jaxarc.wrappers.gymnax_v0 import GymnaxV0Wrapper
+from jaxarc.wrappers.hindsight import HindsightTaskWrapper
 
 FlatActionFormat = Literal["discrete", "multi_discrete"]
 FLAT_ACTION_FORMATS: tuple[str, ...] = ("discrete", "multi_discrete")
@@ -48,6 +49,7 @@ def make_flat(
     fields: Sequence[str] = DEFAULT_FLAT_FIELDS,
     action_format: FlatActionFormat = "discrete",
     gymnax_v0: bool = False,
+    hindsight: float = 0.0,
     **options: Any,
 ) -> tuple[Any, Any]:
     """``env, params`` of the flat environment over :func:`jaxarc.make`'s ``name``.
@@ -59,6 +61,8 @@ def make_flat(
             (``MultiDiscrete([K, H, W])``); ``K`` counts the allowed operations only.
         gymnax_v0: wrap in :class:`~jaxarc.wrappers.GymnaxV0Wrapper` (five-value ``step``,
             for purejaxrl and rejax).
+        hindsight: the probability that an episode is followed by its hindsight task
+            (:class:`~jaxarc.wrappers.HindsightTaskWrapper`, under the flat wrappers); 0: off.
         **options: :func:`jaxarc.make` options; ``allowed_operations`` takes ids or names
             (``["FLOOD_1", "SUBMIT"]``). ``selection_format`` must be ``"point"`` (default).
 
@@ -71,6 +75,8 @@ def make_flat(
     if fmt != "point":
         raise ValueError(f"the flat environment uses point actions, got selection_format={fmt!r}")
     env, params = make(name, **options)
+    if hindsight:
+        env = HindsightTaskWrapper(env, hindsight)
     env = flatten_env(env, fields=fields, action_format=action_format)
     if gymnax_v0:
         env = GymnaxV0Wrapper(env)

@@ -100,6 +100,8 @@ class GRPOConfig:
             their rollouts solved), in ``[0, 1]``; 0: off, 1: every group.
         hindsight_failed_only: relabel only groups none of whose rollouts solved their
             task (a group that has a success learns from its own reward).
+        hindsight_in_context: whether the in-context loss also reads the hindsight
+            groups' relabelled demonstrations (False: the environment's tasks only).
         epochs: inner epochs (mu) over the rollout batch per update.
         minibatches: minibatches per epoch (must divide ``batch_tasks * group_size``).
     """
@@ -113,6 +115,7 @@ class GRPOConfig:
     in_context_coef: float = 0.0
     hindsight_fraction: float = 0.0
     hindsight_failed_only: bool = False
+    hindsight_in_context: bool = True
     epochs: int = 2
     minibatches: int = 2
 

@@ -187,9 +187,11 @@ def grpo_loss(
             first_obs = jax.tree.map(lambda x: x[:, 0], batch.obs)
             in_context = jnp.mean(jax.vmap(policy.in_context_loss)(first_obs))
         else:  # the same mean over episodes, each task's loss computed once
-            in_context = jnp.mean(
-                jax.vmap(policy.in_context_loss)(batch.task_obs)[batch.task_index]
-            )
+            per_episode = jax.vmap(policy.in_context_loss)(batch.task_obs)[batch.task_index]
+            if batch.relabelled is None or not config.hindsight_in_context:
+                in_context = jnp.mean(per_episode)
+            else:  # the demonstrations of the environment's own tasks only
+                in_context = masked_mean(per_episode, ~batch.relabelled)
         loss = loss + config.in_context_coef * in_context
         extra["in_context_loss"] = in_context
     clipped = (ratio < 1.0 - config.eps_low) | (ratio > 1.0 + config.eps_high)
