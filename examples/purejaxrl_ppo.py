@@ -73,6 +73,7 @@ def env_options(
     max_episode_steps: int | None = None,
     operations: list[str] | None = None,
     hindsight: float = 0.0,
+    success_bonus: float | None = None,
 ) -> dict:
     """``jaxarc.make_flat`` options: the rung's (a ladder name) or a few FILLs and SUBMIT."""
     if name in RUNGS:
@@ -85,6 +86,8 @@ def env_options(
         options["allowed_operations"] = list(operations)
     if hindsight:
         options["hindsight"] = hindsight
+    if success_bonus is not None:  # overrides the preset's weight
+        options["success_bonus"] = success_bonus
     return {**options, "reward_preset": reward_preset}
 
 
@@ -132,11 +135,14 @@ def make_train(config: PPOConfig):
     obs_dim = int(env.observation_space(env_params).shape[0])
     num_actions = int(env.action_space(env_params).n)
 
-    def train(rng):
+    def train(rng, init_params=None):
+        """PPO from a fresh network, or from ``init_params`` (a curriculum's earlier stage)."""
         rng, init_rng = jax.random.split(rng)
         network = ActorCritic(obs_dim, num_actions, config.hidden, init_rng, config.one_hot)
         # equinox modules also hold functions (activations): carry only the arrays
         params, static = eqx.partition(network, eqx.is_array)
+        if init_params is not None:
+            params = init_params
         tx = optax.chain(
             optax.clip_by_global_norm(config.max_grad_norm),
             optax.adam(learning_rate=linear_schedule, eps=1e-5),
@@ -335,6 +341,12 @@ def main() -> None:
         default=0.0,
         help="probability that an episode is followed by its hindsight task (0: off)",
     )
+    parser.add_argument(
+        "--success-bonus",
+        type=float,
+        default=None,
+        help="reward of a correct SUBMIT (default: the reward preset's, 1.0)",
+    )
     parser.add_argument("--total-timesteps", type=int, default=8192)
     parser.add_argument("--num-envs", type=int, default=32)
     parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
@@ -352,7 +364,12 @@ def main() -> None:
     config = PPOConfig(
         env_name=args.env,
         env_options=env_options(
-            args.env, args.reward_preset, args.max_episode_steps, args.operations, args.hindsight
+            args.env,
+            args.reward_preset,
+            args.max_episode_steps,
+            args.operations,
+            args.hindsight,
+            args.success_bonus,
         ),
         hidden=args.hidden,
         one_hot=args.one_hot,
@@ -374,9 +391,7 @@ def main() -> None:
             {
                 **result,
                 "reward_preset": args.reward_preset,
-                "config": {
-                    k: v for k, v in dataclasses.asdict(config).items() if k != "env_options"
-                },
+                "config": dataclasses.asdict(config),  # env_options: operations, weights
             }
         )
         print(

@@ -22,7 +22,12 @@ from jaxarc.grid.operation_ids import SUBMIT
 
 # A small reward-only configuration on the ladder's second rung (the colour a cell becomes
 # is shown only by the demonstration outputs)
-SMALL = TrainConfig.preset("rl", source="gen/ladder-2").replace(batch_tasks=6, group_size=4)
+_RUNG = TrainConfig.preset("rl", source="gen/ladder-2")
+SMALL = _RUNG.replace(
+    batch_tasks=6,
+    group_size=4,
+    grpo=dataclasses.replace(_RUNG.grpo, hindsight_fraction=1.0, hindsight_failed_only=False),
+)
 
 
 def test_the_donor_prefers_rollouts_that_changed_the_grid_and_submitted():
@@ -48,7 +53,7 @@ def test_relabelled_groups_hold_their_donors_success(relabelled_batch):
     _, batch, trajectories, metrics = relabelled_batch
     groups, size = SMALL.batch_tasks, SMALL.group_size
     relabelled_groups = SMALL.hindsight_groups
-    assert relabelled_groups == groups  # the preset relabels every group
+    assert relabelled_groups == groups  # every group is relabelled
     episodes = groups * size
     assert batch.valid.shape[0] == episodes + relabelled_groups * size
     np.testing.assert_array_equal(batch.relabelled, np.arange(2 * episodes) >= episodes)
@@ -122,6 +127,7 @@ def test_hindsight_groups_are_validated():
             SMALL.replace(grpo=dataclasses.replace(SMALL.grpo, hindsight_fraction=bad))
     half = SMALL.replace(grpo=dataclasses.replace(SMALL.grpo, hindsight_fraction=0.5))
     assert half.hindsight_groups == 3
+    assert _RUNG.hindsight_groups == 4  # the preset: a quarter of its 16 groups
     with pytest.raises(ValueError, match="must divide the update's episodes"):
         half.replace(grpo=dataclasses.replace(half.grpo, minibatches=5))
 
@@ -146,12 +152,15 @@ def test_reward_only_grpo_learns_the_second_rung_with_hindsight_groups():
     init, update = make_train(config)
     state = eqx.filter_jit(init)(jax.random.key(0))
     untrained = float(evaluate(state.policy, key))
+    relabelled = []
     for _ in range(config.num_updates):
         state, metrics = update(state)
+        relabelled.append(float(metrics["hindsight_donor_fraction"]))
     trained = float(evaluate(state.policy, key))
     assert random_success < 0.02 and untrained < 0.02
     assert trained >= 0.9, (trained, untrained, random_success)
-    assert float(metrics["hindsight_donor_fraction"]) > 0.0
+    # groups were relabelled while the policy failed, and no longer once it succeeds
+    assert max(relabelled[:50]) > 0.5 and relabelled[-1] < 0.5
 
 
 def test_rl_preset_plays_each_source_in_the_action_format_it_needs():
