@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime
 import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -42,6 +48,27 @@ def set_field(config, path: list[str], text: str):
     current = getattr(config, head)
     value = set_field(current, rest, text) if rest else _parse(text, current)
     return dataclasses.replace(config, **{head: value})
+
+
+def provenance() -> dict[str, str]:
+    """Where a curve comes from: the command, the date, the commit and the machine."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {
+        "command": "python " + shlex.join(["benchmarks/learning_curve.py", *sys.argv[1:]]),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"{jax.devices()[0].platform}, jax {jax.__version__}",
+    }
 
 
 def _train_summary(metrics) -> str:
@@ -147,6 +174,7 @@ def main() -> None:
             "random_success": random_success,
             "random_similarity": random_similarity,
             **random_by_family,
+            **provenance(),
         }
         log.write(json.dumps({**header, "config": repr(config)}) + "\n")
         row = dict(update=0, seconds=0.0, **held_out(state.policy))
