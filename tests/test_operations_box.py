@@ -136,14 +136,14 @@ def _leaves(tree):
 
 
 def _generic_step_one(monkeypatch):
-    """``step_one`` with the bbox/mask fast paths replaced by the generic operations."""
-    import jaxarc.envs.functional as functional
+    """``apply_action`` with the bbox/mask fast paths replaced by the generic operations."""
+    import jaxarc.envs.transition as transition
 
     def box_generic(state, op, r1, c1, r2, c2, input_grid, input_shape):
         return _generic_box(state, op, r1, c1, r2, c2, input_grid, input_shape)
 
-    monkeypatch.setattr(functional, "apply_box_operation", box_generic)
-    monkeypatch.setattr(functional, "apply_mask_operation", apply_operation)
+    monkeypatch.setattr(transition, "apply_box_operation", box_generic)
+    monkeypatch.setattr(transition, "apply_mask_operation", apply_operation)
 
 
 @pytest.mark.parametrize("fmt", ["bbox", "mask"])
