@@ -127,7 +127,7 @@ def test_hindsight_groups_are_validated():
             SMALL.replace(grpo=dataclasses.replace(SMALL.grpo, hindsight_fraction=bad))
     half = SMALL.replace(grpo=dataclasses.replace(SMALL.grpo, hindsight_fraction=0.5))
     assert half.hindsight_groups == 3
-    assert _RUNG.hindsight_groups == 4  # the preset: a quarter of its 16 groups
+    assert _RUNG.hindsight_groups == 8  # the preset: half of its 16 groups
     with pytest.raises(ValueError, match="must divide the update's episodes"):
         half.replace(grpo=dataclasses.replace(half.grpo, minibatches=5))
 

@@ -335,11 +335,12 @@ PRESETS: dict[str, TrainConfig] = {
     # reward only: no expert, no behaviour cloning, no given task features. What the agent
     # learns from is the environment's reward (the similarity gain of each step, the success
     # of SUBMIT) and the demonstration pairs (the learned predictor's leave-one-out loss).
-    # Hindsight groups (jaxarc.agents.grpo.hindsight): a quarter of the groups, those none of
+    # Hindsight groups (jaxarc.agents.grpo.hindsight): half of the groups, those none of
     # whose rollouts succeeded, relabelled with the task one of their rollouts solved.
     # Without them the policy settles on doing nothing on the ladder's rungs; relabelling
     # every group held gen/easy's fill_holes family at 0% and collapsed the policy on
-    # gen/medium (docs/training.md, "Learning from reward").
+    # gen/medium; a quarter left gen/ladder-1 stuck on doing nothing on one seed of three
+    # (docs/training.md, "Learning from reward").
     "rl": TrainConfig(
         selection_format="point",
         batch_tasks=16,
@@ -358,7 +359,7 @@ PRESETS: dict[str, TrainConfig] = {
             minibatches=1,
             beta=0.0,
             in_context_coef=1.0,
-            hindsight_fraction=0.25,
+            hindsight_fraction=0.5,
             hindsight_failed_only=True,
         ),
         policy=LEARNED_POLICY,
