@@ -1,26 +1,20 @@
-"""Off-the-shelf Gymnasium code on jaxarc: ids Gymnasium parses, Gymnasium's and SB3's
-``check_env`` on every registered id, flat spaces (single and vector), gymnax's Gym bridge,
-and Stable-Baselines3 / SBX PPO learning with no glue."""
+"""Off-the-shelf Gymnasium code on jaxarc: ids Gymnasium parses, Gymnasium's ``check_env``
+on every registered id, flat spaces (single and vector), gymnax's Gym bridge.
+(Stable-Baselines3 and SBX: tests/test_ecosystem_sb3.py.)"""
 
 from __future__ import annotations
 
 import warnings
 
 import gymnasium
-import jax
 import numpy as np
 import pytest
-from gym_helpers import CANVAS, SMALL_ID, SMALL_NAME
+from gym_helpers import CANVAS, NAMES, OPERATIONS, SMALL_ID, SMALL_NAME, make_registered
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import jaxarc
 from jaxarc.grid import operation_ids as ops
 from jaxarc.gym import FlatArcGymnasiumVectorEnv, gymnasium_id, register_gymnasium_envs
-
-OPERATIONS = ["FLOOD_1", "SUBMIT"]
-NAMES = [n for n in jaxarc.registered_names() if n != SMALL_NAME]
-DATA_DIRS = {"MiniARC": "miniarc_dir", "ConceptARC": "conceptarc_dir"}
 
 
 def test_generator_ids_are_ids_gymnasium_can_parse():
@@ -40,25 +34,16 @@ def test_generator_ids_are_ids_gymnasium_can_parse():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
-def test_every_registered_id_makes_and_passes_gymnasium_and_sb3_check_env(name, request):
-    """The 0-d ``step_count`` Box made SB3's checker crash on every id; ``gen:...`` ids
-    made ``gymnasium.make`` fail."""
-    options = {}
-    base = name.removesuffix("-eval")
-    if base in DATA_DIRS:
-        options["data_dir"] = str(request.getfixturevalue(DATA_DIRS[base]))
-    env = gymnasium.make(gymnasium_id(name), max_episode_steps=3, **options)
+def test_every_registered_id_makes_and_passes_gymnasium_check_env(name, request):
+    """``gen:...`` ids made ``gymnasium.make`` fail."""
+    env = make_registered(name, request)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gymnasium_check_env(env.unwrapped, skip_render_check=True)
-    with warnings.catch_warnings():
-        # advisory only: SB3 names the Dict action space and the non-image grids
-        warnings.simplefilter("ignore", UserWarning)
-        sb3_check_env(env.unwrapped, warn=True)
 
 
 @pytest.mark.parametrize("action_format", ["discrete", "multi_discrete"])
-def test_flat_spaces_pass_both_checkers_without_a_warning(action_format):
+def test_flat_spaces_pass_gymnasium_check_env_without_a_warning(action_format):
     env = gymnasium.make(
         SMALL_ID,
         action_format=action_format,
@@ -78,7 +63,6 @@ def test_flat_spaces_pass_both_checkers_without_a_warning(action_format):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gymnasium_check_env(env.unwrapped, skip_render_check=True)
-        sb3_check_env(env.unwrapped, warn=True)
     obs, _ = env.reset(seed=0)
     assert obs.dtype == np.float32 and obs[-1] == 0.0  # step_count
     obs, _, terminated, _, _ = env.step(submit)
@@ -125,43 +109,6 @@ def test_gymnax_gym_bridge_runs_an_episode(selection_format):
         ended, steps = bool(terminated | truncated), steps + 1
         assert np.isfinite(float(reward)) and "final_observation" in info
     assert steps <= 3
-
-
-def test_stable_baselines3_ppo_learns_on_a_flat_id():
-    """SB3's PPO with nothing but ``gymnasium.make(id, flat=True)``."""
-    from stable_baselines3 import PPO
-
-    env = gymnasium.make(SMALL_ID, flat=True, allowed_operations=OPERATIONS, max_episode_steps=4)
-    model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
-    before = [p.detach().clone() for p in model.policy.parameters()]
-    model.learn(total_timesteps=256)
-    assert model.num_timesteps == 256
-    assert len(model.ep_info_buffer) > 0  # SB3's Monitor saw whole episodes
-    assert any((a != b).any() for a, b in zip(before, model.policy.parameters(), strict=True))
-
-
-def test_sbx_ppo_learns_on_the_sb3_vec_env():
-    """SBX (SB3 in JAX) on :class:`ArcSB3VecEnv` (all environments in one jitted call)."""
-    from sbx import PPO
-    from stable_baselines3.common.vec_env import VecMonitor
-
-    from jaxarc.gym.sb3 import ArcSB3VecEnv
-
-    venv = ArcSB3VecEnv(SMALL_NAME, num_envs=4, max_episode_steps=4, allowed_operations=OPERATIONS)
-    venv.seed(0)
-    obs = venv.reset()
-    assert obs.shape == (4, 2 * CANVAS[0] * CANVAS[1])
-    submit = venv.codec.index(ops.SUBMIT, 0, 0)
-    next_obs, rewards, dones, infos = venv.step(np.array([0, submit, 0, submit]))
-    np.testing.assert_array_equal(dones, [False, True, False, True])
-    np.testing.assert_array_equal(infos[1]["terminal_observation"][:25], obs[1, :25])
-    assert infos[1]["step_count"] == 1 and infos[1]["TimeLimit.truncated"] is False
-    assert next_obs[1] in venv.observation_space and rewards.dtype == np.float32
-    # SBX's own arithmetic mixes dtypes and ranks: the suite's strict JAX is for our code
-    with jax.numpy_dtype_promotion("standard"), jax.numpy_rank_promotion("allow"):
-        model = PPO("MlpPolicy", VecMonitor(venv), n_steps=32, batch_size=64, n_epochs=1, seed=0)
-        model.learn(total_timesteps=256)
-    assert model.num_timesteps == 256 and len(model.ep_info_buffer) > 0
 
 
 def test_separate_gymnasium_envs_of_one_id_compile_once(count_compilations):
