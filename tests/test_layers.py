@@ -1,16 +1,19 @@
 """The package's import contracts (pyproject's import-linter contracts) hold: the layers,
-and no import circles; the check would catch an upward import and a circle. Every module has
-one import path."""
+and no import circles between sibling modules; the whole import graph (package ``__init__``
+files included) has no circle either. Both checks catch an upward import or a circle planted
+in a copy of the package. Every module has one import path."""
 
 from __future__ import annotations
 
 import importlib
+import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
@@ -23,7 +26,7 @@ def lint_imports(package_parent: Path) -> subprocess.CompletedProcess:
         env={"PYTHONPATH": str(package_parent), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SUBPROCESS_TIMEOUT_S,
     )
 
 
@@ -121,3 +124,69 @@ def test_named_environments_are_the_gymnax_faces_only() -> None:
         assert hasattr(jaxarc.gymnax, name), name
         assert not hasattr(jaxarc.envs, name), name
         assert name not in jaxarc.envs.__all__, name
+
+
+# TEMPORARY: the one known circle (pyproject's "no import circles" contract ignores it too);
+# when it is untied, remove it from both.
+KNOWN_CIRCLES = [["jaxarc.agents.grpo.behaviour_cloning", "jaxarc.agents.grpo.train"]]
+
+_CIRCLES = """
+import json, sys
+import grimp
+
+graph = grimp.build_graph("jaxarc", cache_dir=None)
+imports = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in sorted(graph.modules)}
+index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+def visit(module):  # Tarjan's strongly connected components
+    index[module] = low[module] = len(index)
+    stack.append(module)
+    on_stack.add(module)
+    for other in imports[module]:
+        if other not in index:
+            visit(other)
+            low[module] = min(low[module], low[other])
+        elif other in on_stack:
+            low[module] = min(low[module], index[other])
+    if low[module] == index[module]:
+        component = []
+        while not component or component[-1] != module:
+            component.append(stack.pop())
+            on_stack.discard(component[-1])
+        if len(component) > 1:
+            circles.append(sorted(component))
+
+sys.setrecursionlimit(10_000)
+for module in imports:
+    if module not in index:
+        visit(module)
+print(json.dumps(sorted(circles)))
+"""
+
+
+def import_circles(package_parent: Path) -> list[list[str]]:
+    """The groups of modules that import each other in a circle (package ``__init__`` files
+    included; module-level, function-level and TYPE_CHECKING imports all count)."""
+    result = subprocess.run(
+        [sys.executable, "-c", _CIRCLES],
+        cwd=package_parent,
+        env={"PYTHONPATH": str(package_parent), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT_S,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_no_module_is_in_an_import_circle() -> None:
+    assert import_circles(ROOT) == KNOWN_CIRCLES, "a new circle, or a known one untied"
+
+
+def test_a_circle_through_a_package_init_is_found(tmp_path: Path) -> None:
+    # data/__init__.py imports data/source.py: a name imported back from the package is a
+    # circle that the contracts (which compare sibling modules) do not see
+    back = "def _load():\n    from jaxarc.data import load_bank\n\n    return load_bank"
+    circles = import_circles(planted(tmp_path, {"data/source.py": back}))
+    (new,) = [c for c in circles if c not in KNOWN_CIRCLES]
+    assert {"jaxarc.data", "jaxarc.data.source"} <= set(new)
