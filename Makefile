@@ -1,6 +1,6 @@
 # Every target builds the virtual environment it needs if it is missing: `run` installs jaxarc
-# with the plot extra only; `test`, `docs` and `lint` add the development tools (the RL
-# libraries the ecosystem tests train, the docs toolchain).
+# with the plot extra only; `test` and `lint` add the dev extra (the test tools and the RL
+# libraries the ecosystem tests train, no PyTorch); `docs` adds the docs toolchain only.
 PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -25,12 +25,16 @@ $(VENV)/.dev-installed: pyproject.toml $(BIN)/python
 run: $(VENV)/.run-installed  ## the main job on the embedded default data
 	$(BIN)/jaxarc train $(TRAIN_ARGS)
 
-test: $(VENV)/.dev-installed  ## the whole test suite
+test: $(VENV)/.dev-installed  ## the whole test suite, then how long it took
 	$(BIN)/ruff check jaxarc tests examples benchmarks
-	$(BIN)/python -m pytest -n 2 -q --durations=15
+	@start=$$(date +%s); $(BIN)/python -m pytest -n 2 -q --durations=15; status=$$?; \
+	took=$$(( $$(date +%s) - start )); \
+	echo "make test: the test suite took $$((took / 60)) min $$((took % 60)) s (pytest exit code $$status)"; \
+	exit $$status
 
-$(VENV)/.docs-installed: pyproject.toml $(VENV)/.dev-installed
-	$(BIN)/python -m pip install -q -e '.[dev,docs]'
+# the docs tools and the package itself (mkdocstrings reads its docstrings)
+$(VENV)/.docs-installed: pyproject.toml $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[docs]'
 	touch $@
 
 docs: $(VENV)/.docs-installed  ## the documentation site (guides + API reference) into site/, warnings are errors

@@ -21,7 +21,7 @@ import time
 import jax
 
 import jaxarc
-from jaxarc.benchmarking.env_throughput import MASK_POOL, _random_actions
+from jaxarc.benchmarking.env_throughput import MASK_POOL, random_actions
 from jaxarc.benchmarking.face_throughput import FACE_EPISODE_STEPS, face_scan_body
 from jaxarc.data import load_source
 from jaxarc.envs import (
@@ -63,7 +63,7 @@ def main() -> None:
         states, _ = batch_reset(keys, config, bank)
 
     def plain_step(states, step_key):
-        actions = _random_actions(step_key, batch, config, pool)
+        actions = random_actions(step_key, batch, config, pool)
         states, _, reward, _, _ = batch_step(states, actions, config)
         return states, reward
 

@@ -14,9 +14,10 @@ import jax
 import numpy as np
 
 from jaxarc.data import load_bank
-from jaxarc.envs import PointAction, arc_reset, arc_step, build_environment
+from jaxarc.envs import PointAction, arc_reset, arc_step
 from jaxarc.grid import operation_ids as ops
 from jaxarc.gym import ArcGymnasiumEnv
+from jaxarc.gymnax import build_environment
 from jaxarc.render import to_text
 
 # "colour the top-left cell red": a made-up task in the standard ARC JSON layout

@@ -1,10 +1,8 @@
 """jaxarc: JAX-native reinforcement-learning environments for ARC grid puzzles."""
 
-from jaxarc import _moved
 from jaxarc.gym.registration import register_gymnasium_envs
 from jaxarc.gymnax.registry import build_environment, make, register, registered_names
 
-_moved.install()  # the pre-re-layering module paths (jaxarc.envs.operations, ...) still import
 register_gymnasium_envs()  # "jaxarc/<NAME>-v0" ids; entry points are lazy strings
 
 __version__ = "0.1.0"

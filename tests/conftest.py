@@ -1,21 +1,64 @@
-"""Test-wide settings: JAX made strict, and paths to the shared third-party datasets."""
+"""Test-wide settings: JAX made strict, one compilation cache per test run, and paths to the
+shared third-party datasets."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import jax
 import pytest
+from jax._src import lru_cache
 
-# Tests never touch the user's real cache: parsed banks, fetched datasets and compilation
-# caches go to a throw-away directory for this test process.
+# Tests never touch the user's real cache: parsed banks and fetched datasets go to a
+# throw-away directory for this test process.
 os.environ["JAXARC_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxarc-test-cache-")
+
+# One persistent compilation cache for the whole run, made by the first process (pytest
+# itself) and inherited through the environment by the xdist workers and by every subprocess
+# a test starts (examples, README commands): a program compiled once in the run is loaded,
+# not compiled again, by any other process or by a new jit of the same program. Removed when
+# the run ends. A test that checks the cache itself gives its run its own directory
+# (`jaxarc train --compile-cache-dir`); the trainer subprocesses of the sharding tests opt
+# out (test_agents_sharding.SUBPROCESS_ENV).
+RUN_CACHE_ENV = "JAXARC_TEST_RUN_XLA_CACHE"
+if RUN_CACHE_ENV not in os.environ:
+    os.environ[RUN_CACHE_ENV] = tempfile.mkdtemp(prefix="jaxarc-test-xla-cache-")
+    atexit.register(shutil.rmtree, os.environ[RUN_CACHE_ENV], ignore_errors=True)
+os.environ["JAX_COMPILATION_CACHE_DIR"] = os.environ[RUN_CACHE_ENV]
+os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"  # every program, the small too
+jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+
+
+def _put_atomically(self, key: str, value: bytes) -> None:
+    """JAX writes an entry in place, so a process reading it at that moment reads half a file
+    (a warning, then a recompile): here the entry appears whole, by a rename."""
+    path = self.path / f"{key}{lru_cache._CACHE_SUFFIX}"
+    if key and not path.exists():
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_bytes(value)
+        os.replace(partial, path)
+
+
+if getattr(lru_cache, "_CACHE_SUFFIX", None) and hasattr(lru_cache.LRUCache, "put"):
+    lru_cache.LRUCache.put = _put_atomically  # (the run's cache has no size limit to keep)
 
 # Strict JAX in tests: no implicit rank promotion, no silent dtype promotion.
 jax.config.update("jax_numpy_rank_promotion", "raise")
 jax.config.update("jax_numpy_dtype_promotion", "strict")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules that hold a ``slow`` test run first (each module's tests stay together and
+    in order): with ``-n 2`` the long modules start early instead of leaving one worker busy
+    at the end while the other waits."""
+    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)
+
 
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 

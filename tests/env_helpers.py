@@ -5,7 +5,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxarc.data.bank import Task, TaskBank, TaskIds
+from jaxarc.data.bank import TaskBank, TaskIds
+from jaxarc.data.source import Task
 
 
 def pad(grid, canvas: tuple[int, int]) -> np.ndarray:

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from jaxarc.agents.run.checkpoint import (
     CheckpointError,
@@ -185,7 +186,7 @@ def test_process_killed_during_save_loses_nothing_saved_before(tmp_path: Path) -
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SUBPROCESS_TIMEOUT_S,
     )
     assert result.returncode == -9, result.stderr
     leftovers = sorted(os.listdir(tmp_path))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 # a subprocess per run, each compiling the trainer (~100-160 s on a busy 2-core machine)
 pytestmark = pytest.mark.slow
@@ -22,14 +23,19 @@ sys.path.insert(0, str(TESTS))
 
 from agents_worker import TASKS  # noqa: E402
 
-TIMEOUT_S = 480  # generous: compiles are slow on a busy 2-core machine
-# the learned policy's BC program: its init and update compiled 115 s + 330 s at load 18
-BC_TIMEOUT_S = 900
+TIMEOUT_S = SUBPROCESS_TIMEOUT_S
 # The workers' environment: CPU only, no inherited XLA flags, and XLA's backend optimisation
 # off (``jax_disable_most_optimizations``: LLVM at -O0). These tests compare the numbers that
 # sharded, multi-process and single-device runs compute, not their speed; each worker's run
 # is almost all compilation, which this cuts from ~49 to ~32 s (tiny config, idle machine).
-SUBPROCESS_ENV = {"XLA_FLAGS": "", "JAX_PLATFORMS": "cpu", "JAX_DISABLE_MOST_OPTIMIZATIONS": "1"}
+# Nor do they use the run's compilation cache (tests/conftest.py): each compiles programs no
+# other process of the run compiles, and a run given --no-compile-cache must compile.
+SUBPROCESS_ENV = {
+    "XLA_FLAGS": "",
+    "JAX_PLATFORMS": "cpu",
+    "JAX_DISABLE_MOST_OPTIMIZATIONS": "1",
+    "JAX_COMPILATION_CACHE_DIR": "",
+}
 
 
 def run_worker(out: Path, *args: str) -> subprocess.Popen:
@@ -78,8 +84,8 @@ def test_two_device_behaviour_cloning_matches_one_device(tmp_path: Path) -> None
     bc = ("--bc", "--batch-tasks", "2", "--updates", "3")
     sharded = run_worker(tmp_path / "two.npz", *bc, "--local-devices", "2", "--mesh-sizes", "2")
     single = run_worker(tmp_path / "one.npz", *bc, "--local-devices", "1", "--mesh-sizes", "1")
-    finish(sharded, BC_TIMEOUT_S)
-    finish(single, BC_TIMEOUT_S)
+    finish(sharded)
+    finish(single)
     two, one = np.load(tmp_path / "two.npz"), np.load(tmp_path / "one.npz")
     assert int(two["global_devices"]) == 2 and int(one["global_devices"]) == 1
     assert two["replicas_2"].tolist() == [2] and one["replicas_1"].tolist() == [1]

@@ -1,6 +1,9 @@
 """Off-the-shelf Gymnasium code on jaxarc: ids Gymnasium parses, Gymnasium's and SB3's
 ``check_env`` on every registered id, flat spaces (single and vector), gymnax's Gym bridge,
-and Stable-Baselines3 / SBX PPO learning with no glue."""
+and Stable-Baselines3 / SBX PPO learning with no glue. SB3 and SBX need PyTorch (the ``sb3``
+and ``sbx`` extras): without them their tests skip. (Each id's environment is built once per
+test process, so the SB3 check of an id reuses the compiled environment of its Gymnasium
+check: the two stay in one module.)"""
 
 from __future__ import annotations
 
@@ -10,17 +13,12 @@ import gymnasium
 import jax
 import numpy as np
 import pytest
-from gym_helpers import CANVAS, SMALL_ID, SMALL_NAME
+from gym_helpers import CANVAS, NAMES, OPERATIONS, SMALL_ID, SMALL_NAME, make_registered
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import jaxarc
 from jaxarc.grid import operation_ids as ops
 from jaxarc.gym import FlatArcGymnasiumVectorEnv, gymnasium_id, register_gymnasium_envs
-
-OPERATIONS = ["FLOOD_1", "SUBMIT"]
-NAMES = [n for n in jaxarc.registered_names() if n != SMALL_NAME]
-DATA_DIRS = {"MiniARC": "miniarc_dir", "ConceptARC": "conceptarc_dir"}
 
 
 def test_generator_ids_are_ids_gymnasium_can_parse():
@@ -40,25 +38,16 @@ def test_generator_ids_are_ids_gymnasium_can_parse():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
-def test_every_registered_id_makes_and_passes_gymnasium_and_sb3_check_env(name, request):
-    """The 0-d ``step_count`` Box made SB3's checker crash on every id; ``gen:...`` ids
-    made ``gymnasium.make`` fail."""
-    options = {}
-    base = name.removesuffix("-eval")
-    if base in DATA_DIRS:
-        options["data_dir"] = str(request.getfixturevalue(DATA_DIRS[base]))
-    env = gymnasium.make(gymnasium_id(name), max_episode_steps=3, **options)
+def test_every_registered_id_makes_and_passes_gymnasium_check_env(name, request):
+    """``gen:...`` ids made ``gymnasium.make`` fail."""
+    env = make_registered(name, request)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gymnasium_check_env(env.unwrapped, skip_render_check=True)
-    with warnings.catch_warnings():
-        # advisory only: SB3 names the Dict action space and the non-image grids
-        warnings.simplefilter("ignore", UserWarning)
-        sb3_check_env(env.unwrapped, warn=True)
 
 
 @pytest.mark.parametrize("action_format", ["discrete", "multi_discrete"])
-def test_flat_spaces_pass_both_checkers_without_a_warning(action_format):
+def test_flat_spaces_pass_gymnasium_check_env_without_a_warning(action_format):
     env = gymnasium.make(
         SMALL_ID,
         action_format=action_format,
@@ -78,7 +67,6 @@ def test_flat_spaces_pass_both_checkers_without_a_warning(action_format):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gymnasium_check_env(env.unwrapped, skip_render_check=True)
-        sb3_check_env(env.unwrapped, warn=True)
     obs, _ = env.reset(seed=0)
     assert obs.dtype == np.float32 and obs[-1] == 0.0  # step_count
     obs, _, terminated, _, _ = env.step(submit)
@@ -127,9 +115,45 @@ def test_gymnax_gym_bridge_runs_an_episode(selection_format):
     assert steps <= 3
 
 
+def _import_or_skip(module: str, extra: str):
+    return pytest.importorskip(module, reason=f"needs the {extra} extra (PyTorch)")
+
+
+@pytest.fixture
+def sb3_check_env():
+    """Stable-Baselines3's ``check_env``; the test skips where SB3 (the ``sb3`` extra, which
+    pulls PyTorch) is not installed."""
+    return _import_or_skip("stable_baselines3.common.env_checker", "sb3").check_env
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_every_registered_id_passes_sb3_check_env(name, request, sb3_check_env):
+    """The 0-d ``step_count`` Box made SB3's checker crash on every id."""
+    env = make_registered(name, request)
+    with warnings.catch_warnings():
+        # advisory only: SB3 names the Dict action space and the non-image grids
+        warnings.simplefilter("ignore", UserWarning)
+        sb3_check_env(env.unwrapped, warn=True)
+
+
+@pytest.mark.parametrize("action_format", ["discrete", "multi_discrete"])
+def test_flat_spaces_pass_sb3_check_env_without_a_warning(action_format, sb3_check_env):
+    env = gymnasium.make(
+        SMALL_ID,
+        action_format=action_format,
+        fields=("grid", "input_grid", "step_count"),
+        allowed_operations=OPERATIONS,
+        max_episode_steps=3,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_check_env(env.unwrapped, warn=True)
+
+
 def test_stable_baselines3_ppo_learns_on_a_flat_id():
     """SB3's PPO with nothing but ``gymnasium.make(id, flat=True)``."""
-    from stable_baselines3 import PPO
+    PPO = _import_or_skip("stable_baselines3", "sb3").PPO
 
     env = gymnasium.make(SMALL_ID, flat=True, allowed_operations=OPERATIONS, max_episode_steps=4)
     model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
@@ -142,7 +166,7 @@ def test_stable_baselines3_ppo_learns_on_a_flat_id():
 
 def test_sbx_ppo_learns_on_the_sb3_vec_env():
     """SBX (SB3 in JAX) on :class:`ArcSB3VecEnv` (all environments in one jitted call)."""
-    from sbx import PPO
+    PPO = _import_or_skip("sbx", "sbx").PPO
     from stable_baselines3.common.vec_env import VecMonitor
 
     from jaxarc.gym.sb3 import ArcSB3VecEnv

@@ -9,9 +9,10 @@ import pytest
 from gymnax.environments.environment import Environment
 
 import jaxarc
-from jaxarc.envs import ArcEnvParams, JaxArcConfig, RewardParams, batch_reset, batch_step
+from jaxarc.envs import JaxArcConfig, RewardParams, batch_reset, batch_step
 from jaxarc.envs.serialization import load_state, save_state
 from jaxarc.grid import operation_ids as ops
+from jaxarc.gymnax import ArcEnvParams
 
 
 @pytest.fixture(scope="module", params=["point", "bbox", "mask"])

@@ -25,7 +25,7 @@ import pytest
 from gym_helpers import SMALL_ID, small_bank
 from gymnax.environments.environment import Environment
 
-from jaxarc.benchmarking.env_throughput import _random_actions
+from jaxarc.benchmarking.env_throughput import random_actions
 from jaxarc.benchmarking.face_throughput import (
     FACE_EPISODE_STEPS,
     SPLIT_KEY_FACE,
@@ -255,7 +255,7 @@ def test_face_benchmark_compares_like_with_like():
     # episode in play (a finished episode's step is a no-op, so without this the core would
     # time no-ops against the face's real steps).
     env, params = _small_env("point", allowed_operations=[2, 5, 34])
-    actions = _random_actions(jax.random.key(0), 512, env.config, None)
+    actions = random_actions(jax.random.key(0), 512, env.config, None)
     assert set(np.asarray(actions.operation).tolist()) == {2, 5, 34}
     _, states = jax.vmap(env.reset, (0, None))(jax.random.split(jax.random.key(1), 4), params)
     submit = PointAction(*(jnp.full((4,), v, jnp.int32) for v in (SUBMIT, 0, 0)))

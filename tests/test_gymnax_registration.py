@@ -9,13 +9,14 @@ import pytest
 import jaxarc
 import jaxarc.gymnax.registration as registration
 from jaxarc.gymnax import ArcEnvironment
+from jaxarc.gymnax.registry import register_gymnax_envs
 
 
 def test_every_registered_name_is_a_gymnax_id():
     # importing the module registered every name known then (other tests may add names later)
     builtin = {"ARC-AGI-1", "ARC-AGI-2-eval", "MiniARC", "ConceptARC-eval", "gen/flip"}
     assert builtin <= set(registration.GYMNAX_IDS) <= set(gymnax.registered_envs)
-    names = registration.register_gymnax_envs()  # again: harmless, and adds any new name
+    names = register_gymnax_envs()  # again: harmless, and adds any new name
     assert names == jaxarc.registered_names() and set(names) <= set(gymnax.registered_envs)
 
 
@@ -43,3 +44,21 @@ def test_directory_sets_pass_their_options_through_gymnax(miniarc_dir):
     assert env.config.dataset.canvas_shape == (5, 5)
     with pytest.raises(TypeError, match="data_dir"):
         gymnax.make("MiniARC")
+
+
+def test_building_an_environment_registers_later_names_with_gymnax(monkeypatch):
+    import gymnax.registration as gymnax_registration
+
+    from jaxarc.gymnax import registry
+
+    # gymnax's and jaxarc's registries as they are now, restored after the test
+    monkeypatch.setattr(gymnax_registration, "_registry", dict(gymnax_registration._registry))
+    monkeypatch.setattr(gymnax_registration, "registered_envs", [*gymnax.registered_envs])
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    name = "ARC-AGI-1-registered-late"
+    jaxarc.register(name, lambda **options: jaxarc.make("ARC-AGI-1", **options))
+    assert name not in gymnax_registration.registered_envs
+    jaxarc.make("ARC-AGI-1")  # building any environment registers every name with gymnax
+    assert name in gymnax_registration.registered_envs
+    env, params = gymnax_registration.make(name, max_episode_steps=3)
+    assert isinstance(env, ArcEnvironment) and env.config.environment.max_episode_steps == 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import re
 import tomllib
 from pathlib import Path
 
@@ -28,9 +29,32 @@ def test_typed_marker_and_license_ship():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["jaxarc"]
     license_text = (ROOT / "LICENSE").read_text()
-    assert (
-        license_text.startswith("MIT License") and pyproject["project"]["license"]["text"] == "MIT"
-    )
+    assert license_text.startswith("MIT License")
+    # an SPDX expression (PEP 639): setuptools >= 77 reads it without a deprecation warning
+    assert pyproject["project"]["license"] == "MIT"
+    assert pyproject["project"]["license-files"] == ["LICENSE"]
+    setuptools = next(r for r in pyproject["build-system"]["requires"] if "setuptools" in r)
+    assert int(setuptools.split(">=")[1].split(".")[0]) >= 77
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[<>=\[; ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_the_dev_and_docs_extras_pull_no_pytorch():
+    """``make test`` (the dev extra) and ``make docs`` never download PyTorch (whose Linux
+    wheels bring CUDA): Stable-Baselines3 and SBX, which need it, have their own extras."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    with_torch = {"torch", "stable-baselines3", "sbx-rl"}
+    for extra in ("dev", "docs", "plot"):
+        assert not _names(extras[extra]) & with_torch, extra
+    assert _names(extras["sb3"]) == {"stable-baselines3"}
+    assert _names(extras["sbx"]) == {"sbx-rl"}
+    assert not any("torch" in r for extra in extras.values() for r in extra)  # no pinned build
+    makefile = (ROOT / "Makefile").read_text()
+    assert "-e '.[docs]'" in makefile and "-e '.[dev,docs]'" not in makefile
 
 
 def _imported_top_level_modules() -> set[str]:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -33,7 +34,11 @@ def test_the_readme_is_a_landing_page() -> None:
 def test_python_block_runs(index: int, tmp_path: Path) -> None:
     code = blocks("python")[index]
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT_S,
     )
     assert result.returncode == 0, result.stderr[-3000:]
 
@@ -46,7 +51,7 @@ def test_jaxarc_command_runs(command: str, tmp_path: Path) -> None:
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=SUBPROCESS_TIMEOUT_S,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip(), command

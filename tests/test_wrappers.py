@@ -11,8 +11,9 @@ import pytest
 from gym_helpers import CANVAS, small_bank
 from gymnax.wrappers import LogWrapper
 
-from jaxarc.envs import PointAction, arc_reset, build_environment
+from jaxarc.envs import PointAction, arc_reset
 from jaxarc.grid import operation_ids as ops
+from jaxarc.gymnax import build_environment
 from jaxarc.wrappers import (
     DEFAULT_FIELDS,
     AutoResetWrapper,

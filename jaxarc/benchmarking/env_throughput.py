@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, Bool, PRNGKeyArray
 
 from jaxarc.benchmarking.machine import device_description
 from jaxarc.data import AbstractTaskSource, load_source
@@ -28,7 +29,7 @@ from jaxarc.envs import (
     batch_reset,
     batch_step,
 )
-from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
+from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 MASK_POOL = 64
@@ -44,10 +45,13 @@ class ThroughputRow:
     state_bytes_per_env: int
 
 
-def _random_actions(key, batch: int, config: JaxArcConfig, mask_pool):
+def random_actions(
+    key: PRNGKeyArray, batch: int, config: JaxArcConfig, mask_pool: Bool[Array, "M H W"] | None
+) -> AbstractAction:
     """Uniformly random valid actions for ``batch`` environments, from two random words each.
 
     The operation is uniform over the config's allowed operations (all 35 by default).
+    ``mask_pool`` (:data:`MASK_POOL` masks of the canvas) is read for the mask format only.
 
     Mixed-radix digits of 32-bit words (bias below 1e-4): the first word gives the operation,
     row and column, the second the other bbox corner and the mask-pool entry. One ``bits``
@@ -97,7 +101,7 @@ def measure(
     mask_pool = jax.random.bernoulli(jax.random.key(7), 0.3, (MASK_POOL, *bank.canvas_shape))
     reset_keys = jax.random.split(jax.random.key(0), batch_size)
 
-    sample = jax.jit(lambda key: _random_actions(key, batch_size, config, mask_pool))
+    sample = jax.jit(lambda key: random_actions(key, batch_size, config, mask_pool))
     start = time.perf_counter()
     states, _ = batch_reset(reset_keys, config, bank)
     first_actions = sample(jax.random.key(1))  # one compile (op by op: a dozen small ones)
@@ -107,7 +111,7 @@ def measure(
     @jax.jit
     def scan_rollout(states, key):
         def body(states, step_key):
-            actions = _random_actions(step_key, batch_size, config, mask_pool)
+            actions = random_actions(step_key, batch_size, config, mask_pool)
             states, _, reward, _, _ = batch_step(states, actions, config)
             return states, reward
 

@@ -39,7 +39,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxarc.benchmarking.env_throughput import _random_actions
+from jaxarc.benchmarking.env_throughput import random_actions
 from jaxarc.benchmarking.machine import device_description
 from jaxarc.envs.functional import batch_reset, batch_step
 from jaxarc.envs.keys import split_key
@@ -91,7 +91,7 @@ def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
     if face == "core":
 
         def core_body(states, key):
-            actions = _random_actions(key, batch_size, config, mask_pool)
+            actions = random_actions(key, batch_size, config, mask_pool)
             states, _, reward, _, _ = batch_step(in_play(states), actions, config)
             return states, reward
 
@@ -104,7 +104,7 @@ def face_scan_body(face: str, env, params, batch_size: int, mask_pool):
     def gymnax_body(states, key):
         act_key, step_key = split(key)
         if face == "gymnax":
-            actions = _random_actions(act_key, batch_size, config, mask_pool)
+            actions = random_actions(act_key, batch_size, config, mask_pool)
         else:
             actions = jax.vmap(space.sample)(split(act_key, batch_size))
         step = jax.vmap(env.step, (0, 0, 0, None))
@@ -216,7 +216,7 @@ def measure_core_loop(
     mask_pool = jax.random.bernoulli(jax.random.key(7), 0.3, (64, *config.dataset.canvas_shape))
     start = time.perf_counter()
     states, _ = batch_reset(jax.random.split(jax.random.key(0), batch_size), config, source)
-    sample = jax.jit(lambda key: _random_actions(key, batch_size, config, mask_pool))
+    sample = jax.jit(lambda key: random_actions(key, batch_size, config, mask_pool))
     actions = [sample(jax.random.key(100 + t)) for t in range(steps)]
     jax.block_until_ready((actions, batch_step(states, actions[0], config)))
     compile_s = time.perf_counter() - start

@@ -10,26 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from jaxarc.cli.arg_types import positive_int_list
+from jaxarc.cli.bench_train import register_train_bench
 from jaxarc.cli.main import CLIError
-
-
-def positive_int_list(what: str):
-    """An argparse type: comma-separated positive integers (``"1,8"`` -> ``(1, 8)``); its
-    errors name ``what`` the list holds."""
-
-    def parse(text: str) -> tuple[int, ...]:
-        try:
-            values = tuple(int(v) for v in text.split(","))
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected comma-separated integers, got {text!r}"
-            ) from None
-        if not values or min(values) < 1:
-            raise argparse.ArgumentTypeError(f"{what} must be positive, got {text!r}")
-        return values
-
-    return parse
-
 
 _int_list = positive_int_list("batch sizes")
 
@@ -79,8 +62,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # (face_throughput.FACE_EPISODE_STEPS; not imported here, so parsing stays light)
     env.add_argument("--max-episode-steps", type=int, default=8, help="faces table episode length")
     env.set_defaults(func=_run_env)
-    from jaxarc.cli.bench_train import register_train_bench
-
     register_train_bench(kinds)
 
 

@@ -17,7 +17,7 @@ Measured on the configuration of a preset (flags override its batch shape):
   per environment step (``encode_task`` once per episode, spread over its T steps, plus
   ``act``).
 
-The lead's ``jaxarc bench`` module calls :func:`register_train_bench`.
+The ``jaxarc bench`` module (:mod:`jaxarc.cli.bench`) calls :func:`register_train_bench`.
 """
 
 from __future__ import annotations
@@ -34,32 +34,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jaxarc.cli.bench import positive_int_list
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
+from jaxarc.cli.arg_types import non_negative_int, positive_int, positive_int_list
 
 
 def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=("quick", "default"), default="quick")
-    parser.add_argument("--batch-tasks", type=_positive_int, default=None, metavar="B")
-    parser.add_argument("--group-size", type=_positive_int, default=None, metavar="G")
-    parser.add_argument("--max-episode-steps", type=_positive_int, default=None, metavar="T")
-    parser.add_argument("--compiled-steps", type=_positive_int, default=20, metavar="N")
+    parser.add_argument("--batch-tasks", type=positive_int, default=None, metavar="B")
+    parser.add_argument("--group-size", type=positive_int, default=None, metavar="G")
+    parser.add_argument("--max-episode-steps", type=positive_int, default=None, metavar="T")
+    parser.add_argument("--compiled-steps", type=positive_int, default=20, metavar="N")
     parser.add_argument(
         "--eager-steps",
-        type=_non_negative_int,
+        type=non_negative_int,
         default=2,
         metavar="N",
         help="eager (jax.disable_jit) calls timed per step size after a warm-up call; 0 skips "
@@ -72,7 +58,7 @@ def add_train_bench_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N,N",
         help="episode counts at which the step is also timed (the training minibatch always is)",
     )
-    parser.add_argument("--updates", type=_positive_int, default=5, metavar="N")
+    parser.add_argument("--updates", type=positive_int, default=5, metavar="N")
     parser.add_argument(
         "--out",
         "--out-dir",

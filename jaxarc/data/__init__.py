@@ -1,6 +1,6 @@
 """ARC task data: parsing, the padded task bank, bundled and user sources."""
 
-from jaxarc.data.bank import DEFAULT_CANVAS, PAD_VALUE, Task, TaskBank, TaskIds
+from jaxarc.data.bank import DEFAULT_CANVAS, PAD_VALUE, TaskBank, TaskIds
 from jaxarc.data.cache import cache_root, clear_bank_cache
 from jaxarc.data.errors import LoadReport, SkippedTask, TaskFormatError
 from jaxarc.data.fetch import DATASETS, FetchableDataset, FetchError, fetch_dataset
@@ -14,7 +14,7 @@ from jaxarc.data.loading import (
     source_task_count,
 )
 from jaxarc.data.parsing import ParsedTask, parse_grid, parse_task
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.data.stacking import bank_from_tasks, bank_to_json, task_to_json
 
 __all__ = [

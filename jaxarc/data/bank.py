@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Bool, Int8, Int32, PRNGKeyArray, PyTree
 
-from jaxarc.data.source import AbstractTaskSource, pair_arrays
+from jaxarc.data.source import AbstractTaskSource, Task, pair_arrays
 
 PAD_VALUE = -1
 DEFAULT_CANVAS = (30, 30)
@@ -70,26 +70,6 @@ class TaskIds:
     def __repr__(self) -> str:
         head = ", ".join(self._ids[:3])
         return f"TaskIds({len(self)} ids: {head}{', ...' if len(self) > 3 else ''})"
-
-
-class Task(eqx.Module):
-    """One task, padded to a canvas: demonstration pairs and test pairs."""
-
-    demo_inputs: Int8[Array, "P H W"]
-    demo_outputs: Int8[Array, "P H W"]
-    demo_input_shapes: Int32[Array, "P 2"]
-    demo_output_shapes: Int32[Array, "P 2"]
-    num_demos: Int32[Array, ""]
-    test_inputs: Int8[Array, "Q H W"]
-    test_outputs: Int8[Array, "Q H W"]  # all PAD_VALUE where the pair is unscored
-    test_input_shapes: Int32[Array, "Q 2"]
-    test_output_shapes: Int32[Array, "Q 2"]  # (0, 0) where unscored
-    num_tests: Int32[Array, ""]
-    test_scored: Bool[Array, " Q"]  # False for padding and for tests without outputs
-
-    @property
-    def canvas_shape(self) -> tuple[int, int]:
-        return tuple(self.demo_inputs.shape[-2:])  # type: ignore[return-value]
 
 
 class TaskBank(AbstractTaskSource):

@@ -33,7 +33,6 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Int32, PRNGKeyArray, PyTree
 
-from jaxarc.data.bank import Task
 from jaxarc.data.generator_families import (
     ALL_FAMILIES,
     DRAW_PLANES,
@@ -45,7 +44,7 @@ from jaxarc.data.generator_families import (
     GeneratedPair,
     task_params_from_uniforms,
 )
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.grid import operation_ids as ops
 
 GENERATOR_PREFIX = "gen/"

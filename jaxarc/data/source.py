@@ -1,7 +1,7 @@
-"""Where an environment's tasks come from: the abstract task source.
+"""Where an environment's tasks come from: the abstract task source and the task it hands out.
 
-A source hands ``reset`` one :class:`~jaxarc.data.bank.Task` per episode, inside compiled
-code. Two kinds exist:
+A source hands ``reset`` one :class:`Task` per episode, inside compiled code. Two kinds
+exist:
 
 * :class:`~jaxarc.data.bank.TaskBank`: fixed tasks in padded arrays. The state keeps only
   the task index (``episode_store`` returns an empty tuple) and the task is re-read from
@@ -13,14 +13,30 @@ code. Two kinds exist:
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING
 
 import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Int8, Int32, PRNGKeyArray, PyTree
 
-if TYPE_CHECKING:
-    from jaxarc.data.bank import Task
+
+class Task(eqx.Module):
+    """One task, padded to a canvas: demonstration pairs and test pairs."""
+
+    demo_inputs: Int8[Array, "P H W"]
+    demo_outputs: Int8[Array, "P H W"]
+    demo_input_shapes: Int32[Array, "P 2"]
+    demo_output_shapes: Int32[Array, "P 2"]
+    num_demos: Int32[Array, ""]
+    test_inputs: Int8[Array, "Q H W"]
+    test_outputs: Int8[Array, "Q H W"]  # all PAD_VALUE where the pair is unscored
+    test_input_shapes: Int32[Array, "Q 2"]
+    test_output_shapes: Int32[Array, "Q 2"]  # (0, 0) where unscored
+    num_tests: Int32[Array, ""]
+    test_scored: Bool[Array, " Q"]  # False for padding and for tests without outputs
+
+    @property
+    def canvas_shape(self) -> tuple[int, int]:
+        return tuple(self.demo_inputs.shape[-2:])  # type: ignore[return-value]
 
 
 class AbstractTaskSource(eqx.Module):
@@ -89,7 +105,7 @@ def pair_arrays(
     Int8[Array, "H W"], Int32[Array, "2"], Int8[Array, "H W"], Int32[Array, "2"], Bool[Array, ""]
 ]:
     """``(input, input_shape, output, output_shape, scored)`` at ``index`` of the demonstration
-    (or, when ``test``, test) arrays of ``arrays``: a :class:`~jaxarc.data.bank.Task` indexed
+    (or, when ``test``, test) arrays of ``arrays``: a :class:`Task` indexed
     by pair, or a bank indexed by ``(task, pair)``. Demonstration pairs are always scored."""
     split = "test" if test else "demo"
     return (

@@ -3,9 +3,8 @@ observation types, validation and state serialisation.
 
 It stands on the grid kernel (:mod:`jaxarc.grid`) and the task data (:mod:`jaxarc.data`);
 the faces (:mod:`jaxarc.gymnax`, :mod:`jaxarc.gym`, :mod:`jaxarc.wrappers`) stand on it.
-The gymnax-face names that this package exported before the re-layering (``make``,
-``ArcEnvironment``, ...) are still reachable here, imported from :mod:`jaxarc.gymnax` on
-first use.
+Named environments (``make``, ``ArcEnvironment``, ...) are the gymnax face's:
+:mod:`jaxarc.gymnax` (``jaxarc.make`` for short).
 """
 
 from jaxarc.envs.config import (
@@ -32,33 +31,8 @@ from jaxarc.envs.keys import random_words, split_key
 from jaxarc.envs.rollout import Steps, play
 from jaxarc.envs.structured_actions import BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import CONTEXT_FIELDS, ArcObservation, ArcState, EpisodeContext
-from jaxarc.grid import operation_ids
-
-_GYMNAX_FACE = (
-    "ArcEnvParams",
-    "ArcEnvironment",
-    "build_environment",
-    "config_from_options",
-    "episode_context",
-    "make",
-    "observe",
-    "register",
-    "registered_names",
-)
-
-
-def __getattr__(name: str):
-    # Compatibility re-exports of the gymnax face (a layer above this one).
-    if name in _GYMNAX_FACE:
-        import jaxarc.gymnax
-
-        return getattr(jaxarc.gymnax, name)
-    raise AttributeError(f"module 'jaxarc.envs' has no attribute {name!r}")
-
 
 __all__ = [
-    "ArcEnvParams",
-    "ArcEnvironment",
     "ArcObservation",
     "ArcState",
     "BboxAction",
@@ -80,15 +54,10 @@ __all__ = [
     "arc_step",
     "batch_reset",
     "batch_step",
-    "build_environment",
     "config_from_options",
     "episode_context",
-    "make",
     "observe",
-    "operation_ids",
     "play",
     "random_words",
-    "register",
-    "registered_names",
     "split_key",
 ]

@@ -1,6 +1,6 @@
 """What one episode plays: the input, the target and the in-context pairs of a task.
 
-Pure functions of a :class:`~jaxarc.data.bank.Task` and a pair index, used by reset and
+Pure functions of a :class:`~jaxarc.data.source.Task` and a pair index, used by reset and
 step. The episode mode is static: ``"train"`` plays a demonstration pair (its output is the
 target, the pair itself is hidden from the in-context examples), ``"eval"`` plays a test
 pair (target = the stored test output; all demonstration pairs are shown).
@@ -13,8 +13,7 @@ import jax.numpy as jnp
 from jax import lax
 from jaxtyping import Array, Bool, Float32, Int8, Int32, PyTree
 
-from jaxarc.data.bank import Task
-from jaxarc.data.source import AbstractTaskSource, pair_arrays
+from jaxarc.data.source import AbstractTaskSource, Task, pair_arrays
 from jaxarc.grid.bit_rows import WORD_BITS, pack_equal_columns_of
 from jaxarc.grid.fusion_barrier import materialize
 

@@ -23,8 +23,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, Int8, Int32
 
-from jaxarc.data.bank import Task
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.episode import similarity_and_match
 from jaxarc.envs.observation import episode_context

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxarc.data.bank import Task
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import EpisodePair, in_context_mask
 from jaxarc.envs.types import (

@@ -14,8 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Int32, PRNGKeyArray, UInt32
 
-from jaxarc.data.bank import Task, TaskBank
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.bank import TaskBank
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.episode import (
     EpisodePair,

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from jaxarc.data.bank import Task, TaskBank
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.bank import TaskBank
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.integers import check_integers
 

@@ -40,8 +40,8 @@ import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 from jaxtyping import Array, Bool, PRNGKeyArray
 
-from jaxarc.data.bank import Task, TaskBank
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.bank import TaskBank
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.functional import (
     as_task_source,
@@ -66,7 +66,7 @@ class ArcEnvParams(eqx.Module):
     """Traced environment parameters (vmappable): reward weights and the task pool.
 
     ``task_pool`` is ``None`` for banks (and with ``task_pool=0``); for generated sources
-    it is a :class:`~jaxarc.data.bank.Task` whose leaves have a leading axis ``N``.
+    it is a :class:`~jaxarc.data.source.Task` whose leaves have a leading axis ``N``.
     """
 
     reward: RewardParams = eqx.field(default_factory=RewardParams)
@@ -319,7 +319,3 @@ class ArcEnvironment(environment.Environment):
             f"ArcEnvironment({self._name}, format={action.selection_format}, "
             f"mode={env.episode_mode}, canvas={self.config.dataset.canvas_shape})"
         )
-
-
-# any use of the gymnax face makes gymnax.make know every name (gymnax is imported already)
-import jaxarc.gymnax.registration  # noqa: E402, F401

@@ -3,7 +3,8 @@
 gymnax (>= 1.0) keeps a runtime registry (``gymnax.registration.register(env_id, factory)``)
 whose ``make(env_id, **kwargs)`` calls ``factory(**kwargs)`` and returns
 ``(env, env.default_params)``. Importing this module registers each name of
-:func:`jaxarc.registered_names` under the same id, so after::
+:func:`jaxarc.registered_names` under the same id
+(:func:`~jaxarc.gymnax.registry.register_gymnax_envs`), so after::
 
     import gymnax
     import jaxarc.gymnax.registration  # noqa: F401 (registers "ARC-AGI-1", "gen/flip", ...)
@@ -11,8 +12,8 @@ whose ``make(env_id, **kwargs)`` calls ``factory(**kwargs)`` and returns
     env, params = gymnax.make("ARC-AGI-1", selection_format="bbox")
 
 ``gymnax.make`` accepts :func:`jaxarc.make`'s options, and the returned params carry the
-reward options (``success_bonus=...``). Building any gymnax-face environment
-(:class:`~jaxarc.gymnax.environment.ArcEnvironment`) also imports this module.
+reward options (``success_bonus=...``). Building an environment with :func:`jaxarc.make`
+(or :func:`~jaxarc.gymnax.registry.build_environment`) registers the names too.
 
 Not registered: single task ids (``"007bbfb7"``; over a thousand names whose check needs
 the bundled banks loaded): build those with ``jaxarc.make``. ``import jaxarc`` alone does not
@@ -22,38 +23,8 @@ register, because importing ``gymnax.registration`` imports every gymnax environ
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any
+from jaxarc.gymnax.registry import register_gymnax_envs
 
-import gymnax.registration as gymnax_registration
-
-from jaxarc.gymnax.registry import make, registered_names
-
-
-def _build(name: str, **options: Any):
-    env, _ = make(name, **options)
-    return env  # gymnax.make returns (env, env.default_params): the reward options are in it
-
-
-def register_gymnax_envs(names: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """Register each jaxarc name (default: all) with gymnax; returns the names.
-
-    Names gymnax already knows are left as they are, so calling this twice is harmless.
-    """
-    if not hasattr(gymnax_registration, "register"):
-        raise RuntimeError(
-            "this gymnax has no runtime registry (gymnax.registration.register, gymnax >= 1.0); "
-            "build environments with jaxarc.make(name) instead"
-        )
-    names = registered_names() if names is None else tuple(names)
-    for name in names:
-        if name not in gymnax_registration.registered_envs:
-            gymnax_registration.register(name, partial(_build, name))
-    return names
-
-
-# on a gymnax without the runtime registry the face still works, through jaxarc.make only
-GYMNAX_IDS: tuple[str, ...] = (
-    register_gymnax_envs() if hasattr(gymnax_registration, "register") else ()
-)
-"""The names registered with gymnax when this module was imported."""
+GYMNAX_IDS: tuple[str, ...] = register_gymnax_envs()
+"""The names registered with gymnax when this module was imported (``()`` on a gymnax
+without the runtime registry)."""

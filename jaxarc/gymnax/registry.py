@@ -18,11 +18,16 @@ pool, 0 for none), ``data_dir``, ``reward_preset`` (``"default"`` or ``"generic"
 :meth:`~jaxarc.envs.config.RewardParams.preset`), and the reward
 weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
 ``similarity_weight`` (traced: they go into the returned params; they override the preset).
+
+The same names are put in gymnax's own registry (:func:`register_gymnax_envs`), so
+``gymnax.make(name, **options)`` builds them too: importing
+:mod:`jaxarc.gymnax.registration` does it, and so does building any environment here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from jaxarc.data.source import AbstractTaskSource
@@ -90,7 +95,7 @@ def build_environment(
     source: AbstractTaskSource, name: str = "ARC", **options: Any
 ) -> tuple[ArcEnvironment, ArcEnvParams]:
     """An environment over ``source`` with :func:`make`'s options."""
-    from jaxarc.gymnax.environment import ArcEnvironment
+    from jaxarc.gymnax.environment import ArcEnvironment  # imports gymnax (seconds)
 
     options = dict(options)
     task_pool = options.pop("task_pool", None)
@@ -98,7 +103,33 @@ def build_environment(
         source.canvas_shape, owner=repr(name), also_accepted=("task_pool",), **options
     )
     env = ArcEnvironment(config, source, name=name, reward=reward, task_pool_size=task_pool)
+    register_gymnax_envs()  # gymnax is imported by now: gymnax.make knows every name too
     return env, env.default_params
+
+
+def _build_for_gymnax(name: str, **options: Any) -> ArcEnvironment:
+    env, _ = make(name, **options)
+    return env  # gymnax.make returns (env, env.default_params): the reward options are in it
+
+
+def register_gymnax_envs(names: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Register each jaxarc name (default: all) with gymnax's runtime registry (gymnax >=
+    1.0), so ``gymnax.make(name, **options)`` calls :func:`make`; returns the names.
+
+    Names gymnax already knows are left as they are, so calling this again is harmless. On a
+    gymnax without the runtime registry nothing is registered and ``()`` is returned (the
+    face still works through :func:`make`). Single task ids are not registered (over a
+    thousand names whose check needs the bundled banks loaded).
+    """
+    import gymnax.registration as gymnax_registration  # every gymnax environment (seconds)
+
+    if not hasattr(gymnax_registration, "register"):
+        return ()
+    names = registered_names() if names is None else tuple(names)
+    for name in names:
+        if name not in gymnax_registration.registered_envs:
+            gymnax_registration.register(name, partial(_build_for_gymnax, name))
+    return names
 
 
 def _bundled_factory(name: str, source_name: str, mode: str) -> EnvFactory:

@@ -198,7 +198,7 @@ def make_bc_update(
     mesh: Mesh | None = None,
 ) -> Callable:
     """The compiled BC update ``TrainState -> (TrainState, metrics)`` of ``config``
-    (a :class:`~jaxarc.agents.config.TrainConfig`).
+    (a :class:`~jaxarc.agents.grpo.config.TrainConfig`).
 
     With a ``mesh`` it is sharded like the GRPO update: the expert episodes over the
     ``data`` axis (``batch_tasks * group_size`` of them; ``make_train`` checks that

@@ -1,7 +1,7 @@
 """A learned in-context cell predictor: what each cell of the episode's input becomes, read
 from the demonstration pairs by *learned* attention (one environment; vmap it).
 
-The hand-made predictor (:mod:`jaxarc.agents.incontext`) compares 3x3 neighbourhoods by a
+The hand-made predictor (:mod:`jaxarc.agents.model.incontext`) compares 3x3 neighbourhoods by a
 fixed weighted count of equal colours. Here the comparison is learned:
 
 * **colour-equivariant cell embeddings.** A grid is split into ten colour planes (``is

@@ -28,6 +28,7 @@ from jaxarc.agents.run.checkpoint import (
     latest_checkpoint,
     load_checkpoint,
 )
+from jaxarc.agents.run.family_eval import evaluate_on_generator
 from jaxarc.data.bank import TaskBank
 from jaxarc.envs import EnvironmentConfig, JaxArcConfig, UnifiedDatasetConfig
 from jaxarc.envs.functional import batch_reset
@@ -261,8 +262,6 @@ def evaluate_checkpoint(
     if max_episode_steps is not None:
         config = config.replace(max_episode_steps=max_episode_steps)
     if generated and by_family:
-        from jaxarc.agents.run.family_eval import evaluate_on_generator
-
         try:
             report = evaluate_on_generator(
                 policy,

@@ -7,7 +7,7 @@ test pair, all demonstration pairs shown) from a copy of the source made with
 observation never does), and splits the success rate by family inside the compiled
 function. The same function evaluates at canvas sizes never seen in training
 (``canvas=12, min_side=10``: grids of 10 to 12 cells a side) for policies that read any
-canvas (convolutional ones; see :func:`jaxarc.agents.run.evaluate.adapt_policy_to_canvas`).
+canvas (convolutional ones; see :meth:`~jaxarc.agents.model.policy.AbstractPolicy.with_canvas`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
 from jaxarc.agents.grpo.rollout import final_states
 from jaxarc.agents.model.compilation import policy_jit
-from jaxarc.data.generators import GeneratorSource, make_generator
+from jaxarc.data.generators import GeneratorSource, generator_families, make_generator
 
 FAMILY_METRIC_PREFIX = "eval_success/"  # metrics-log keys: eval_success/<family>
 
@@ -55,11 +55,8 @@ def make_family_evaluator(
     with ``config``'s action format, allowed operations and ``max_episode_steps``.
 
     ``canvas`` (default ``config.canvas``) and ``min_side`` change the grid sizes; the
-    policy is adapted to the canvas (see
-    :func:`~jaxarc.agents.run.evaluate.adapt_policy_to_canvas`).
+    policy is set to read that canvas (its ``with_canvas``).
     """
-    from jaxarc.agents.run.evaluate import adapt_policy_to_canvas
-
     side = canvas or config.canvas
     env_config = config.replace(canvas=side).env_config(episode_mode="eval")
     source = family_source(config.source, side, min_side)
@@ -79,7 +76,7 @@ def make_family_evaluator(
             "family_count": counts,
         }
 
-    return lambda policy, key: evaluate(adapt_policy_to_canvas(policy, (side, side)), key)
+    return lambda policy, key: evaluate(policy.with_canvas((side, side)), key)
 
 
 def family_metrics(result: Mapping[str, Any], families: tuple[str, ...]) -> dict[str, float]:
@@ -106,8 +103,6 @@ def evaluate_on_generator(
     """Greedy success of ``policy`` on ``num_tasks`` fresh tasks of the generator ``source``
     (played with ``config``'s actions and ``max_episode_steps``), overall and per family: the
     report ``jaxarc eval --source gen/...`` writes."""
-    from jaxarc.data.generators import generator_families
-
     side = canvas or config.canvas
     evaluate = make_family_evaluator(
         config.replace(source=source), num_tasks, canvas=side, min_side=min_side
