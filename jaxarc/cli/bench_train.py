@@ -17,7 +17,7 @@ Measured on the configuration of a preset (flags override its batch shape):
   per environment step (``encode_task`` once per episode, spread over its T steps, plus
   ``act``).
 
-The lead's ``jaxarc bench`` module calls :func:`register_train_bench`.
+The ``jaxarc bench`` module (:mod:`jaxarc.cli.bench`) calls :func:`register_train_bench`.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ One panel per metric, stacked vertically, x axis = update (integer ticks) or ano
   stages means a different thing in each (the loss is the behaviour-cloning loss in one,
   the GRPO surrogate in the other), so it gets one panel per stage, never one line;
 * a panel that carries nothing is left out: a metric with no finite value, or one that is
-  not a rate and never changes (``kl`` without a KL term, a ``clip_fraction`` that stays 0);
+  not a rate and never changes beyond float rounding (``kl`` without a KL term, a
+  ``clip_fraction`` that stays 0);
 * the per-family held-out rates (``eval_success/<family>``) share one panel;
 * ``references`` (e.g. the untrained policy and the uniformly random policy) are drawn as
   horizontal lines on the held-out success panel, whose title gives the number of held-out
@@ -52,6 +53,7 @@ RUN_CURVE_METRICS = (
 STAGE_KEY = "stage_bc"  # 1 during behaviour cloning, 0 during GRPO
 STAGE_NAMES = {1: "behaviour cloning", 0: "GRPO"}
 RATE_MARGIN = 3.0  # percentage points drawn beyond 0% and 100%
+CONSTANT_TOLERANCE = 1e-6  # a metric that moves less than this (relative to 1) is constant
 _RAW_COLOUR = "#aac8eb"
 _SMOOTH_COLOUR = "#1450aa"
 _STAGE_COLOURS = ("#fff2cc", "#e2f0d9", "#deebf7", "#f2dcdb")
@@ -174,11 +176,13 @@ def _values(records: Sequence[Mapping[str, Any]], name: str) -> np.ndarray:
 
 
 def _carries_something(name: str, values: np.ndarray) -> bool:
-    """Finite values that are a rate (0% is a result) or that change."""
+    """Finite values that are a rate (0% is a result) or that change by more than float
+    rounding (a KL estimate without a KL term is 0 give or take 1e-9)."""
     finite = values[np.isfinite(values)]
     if not finite.size:
         return False
-    return is_rate(name) or finite.size == 1 or bool(np.ptp(finite) > 0)
+    scale = max(1.0, float(np.abs(finite).max()))
+    return is_rate(name) or finite.size == 1 or bool(np.ptp(finite) > CONSTANT_TOLERANCE * scale)
 
 
 def choose_panels(records: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> list[Panel]:
