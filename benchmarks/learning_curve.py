@@ -258,10 +258,11 @@ def draw(jsonl: Path, png: Path, what: str, eval_tasks: int) -> None:
     config = header.get("config", "")
     source = config.split("source='", 1)[1].split("'", 1)[0] if "source='" in config else ""
     seed = config.split("seed=", 1)[1].split(",", 1)[0] if "seed=" in config else "?"
+    when = f" ({header['date']}, {header['commit']})" if "commit" in header else ""
     path = plot_run_curve(
         [r for r in rows if r["update"] > 0],
         png,
-        title=f"benchmarks/learning_curve.py: {source}, {what}, seed {seed}",
+        title=f"benchmarks/learning_curve.py: {source}, {what}, seed {seed}{when}",
         references=references,
         held_out_tasks=int(header.get("eval_tasks", eval_tasks)),
     )
