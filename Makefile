@@ -5,8 +5,9 @@ PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
+# Every `make run` starts a new run: runs/quick, then runs/quick-2, ... (--fresh-run-dir).
 # `make run TRAIN_ARGS="--preset quick --num-updates 20"` changes the run.
-TRAIN_ARGS ?= --preset quick --run-dir runs/quick
+TRAIN_ARGS ?= --preset quick --run-dir runs/quick --fresh-run-dir
 
 .PHONY: run test docs lint bench clean
 

@@ -5,7 +5,7 @@ Traces one compiled call of the ``core`` or ``gymnax`` scan of ``jaxarc bench en
 prints, per scan step, the wall time of each kernel of the scan's body (the XLA thunks named
 as in the optimized HLO), with the op name that made it.
 ``--inside NAME`` also lists the kernels run inside one of those kernels (a ``while`` loop,
-e.g. the auto-reset's chunk loop). docs/performance.md point 16 was measured with it:
+e.g. the auto-reset's chunk loop). The gymnax face notes of docs/design-notes.md come from
 
     python benchmarks/face_kernels.py gymnax --episode-steps 100
     python benchmarks/face_kernels.py core --episode-steps 100

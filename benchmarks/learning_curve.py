@@ -1,15 +1,21 @@
-"""Learning curve of the GRPO trainer: held-out success rate against wall-clock time.
+"""Learning curve of the GRPO trainer: held-out success rate against updates and seconds.
 
     python benchmarks/learning_curve.py --preset quick --minutes 15 --eval-every 20
+    python benchmarks/learning_curve.py --replot benchmarks/results/X.jsonl --png curve.png
 
 Trains with ``make_train`` (the same compiled update as ``jaxarc train``) and, every
 ``--eval-every`` updates, evaluates the policy on freshly generated held-out tasks (eval
-mode: the test pair, keys never used in training), greedily and by sampling. A uniformly
-random policy is evaluated on the same tasks first. Rows go to stdout and, as JSON lines,
-to ``--out`` (default ``benchmarks/results/learning_curve_<preset>.jsonl``); the untrained
-policy is evaluated before the first update (row ``update 0``). ``--png`` draws held-out
-success and training metrics against wall-clock seconds (compile included in the first
-update's time).
+mode: the test pair, keys never used in training), greedily (and by sampling with
+``--sampled``). A uniformly random policy is evaluated on the same tasks first. Rows go to
+stdout and, as JSON lines, to ``--out`` (default
+``benchmarks/results/learning_curve_<preset>.jsonl``); the untrained policy is evaluated
+before the first update (row ``update 0``); ``seconds`` counts training, compilation
+included, not the evaluations. The rows use the metric names of ``jaxarc train``'s
+``metrics.jsonl`` (``eval_success_rate``, ``eval_success/<family>``), and ``--png`` draws
+them with ``jaxarc train``'s own plotting (:func:`jaxarc.agents.run.plotting.plot_run_curve`:
+the stages, the untrained and random references, the number of held-out tasks).
+``--replot`` draws the PNG of a stored JSONL (older files named the held-out success
+``heldout_greedy``; both are read).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import jax
 
 from jaxarc.agents import TrainConfig, UniformPolicy, make_evaluator, make_train
 from jaxarc.agents.run.family_eval import make_family_evaluator
-from jaxarc.agents.run.plotting import plot_learning_curve
+from jaxarc.agents.run.plotting import plot_run_curve
 from jaxarc.data.generators import generator_families
 
 
@@ -104,7 +110,13 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--png", type=Path, default=None, help="draw the curve here")
+    parser.add_argument("--replot", type=Path, default=None, help="draw a stored JSONL (--png)")
     args = parser.parse_args()
+    if args.replot is not None:
+        draw(
+            args.replot, args.png or args.replot.with_suffix(".png"), "stored run", args.eval_tasks
+        )
+        return
 
     config = TrainConfig.preset(args.preset, source=args.source)
     if args.source is not None:
@@ -151,20 +163,20 @@ def main() -> None:
         greedy_eval = greedy(policy, eval_key)
         per_family = (
             {
-                f"heldout_greedy/{name}": float(rate)
+                f"eval_success/{name}": float(rate)
                 for name, rate in zip(families, greedy_eval["family_success"], strict=True)
             }
             if "family_success" in greedy_eval
             else {}
         )
-        return dict(
+        row = dict(
             **per_family,
-            heldout_greedy=float(greedy_eval["success"]),
-            heldout_greedy_similarity=float(greedy_eval["similarity"]),
-            heldout_sampled=float(sampled(policy, eval_key)["success"])
-            if sampled
-            else float("nan"),
+            eval_success_rate=float(greedy_eval["success"]),
+            eval_similarity=float(greedy_eval["similarity"]),
         )
+        if sampled:
+            row["eval_sampled_success_rate"] = float(sampled(policy, eval_key)["success"])
+        return row
 
     init, update = make_train(config)
     state = init(jax.random.key(config.seed))
@@ -173,6 +185,7 @@ def main() -> None:
         header = {
             "random_success": random_success,
             "random_similarity": random_similarity,
+            "eval_tasks": args.eval_tasks,
             **random_by_family,
             **provenance(),
         }
@@ -180,7 +193,7 @@ def main() -> None:
         row = dict(update=0, seconds=0.0, **held_out(state.policy))
         rows.append(row)
         log.write(json.dumps(row) + "\n")
-        print(f"untrained policy: held-out greedy {row['heldout_greedy']:.3f}", flush=True)
+        print(f"untrained policy: held-out greedy {row['eval_success_rate']:.3f}", flush=True)
         start = time.perf_counter()  # the clock counts training (compile included), not evals
         eval_seconds = 0.0
         index = 0
@@ -202,25 +215,58 @@ def main() -> None:
                 log.write(json.dumps(row) + "\n")
                 log.flush()
                 family_text = " ".join(
-                    f"{k.split('/')[1]}={v:.2f}" for k, v in row.items() if "heldout_greedy/" in k
+                    f"{k.split('/')[1]}={v:.2f}" for k, v in row.items() if "eval_success/" in k
                 )
                 print(
                     f"upd {index:5d}  t {row['seconds']:7.1f}s  {family_text}  held-out greedy "
-                    f"{row['heldout_greedy']:.3f} "
-                    f"(similarity {row['heldout_greedy_similarity']:.3f}) "
-                    f"sampled {row['heldout_sampled']:.3f}  {_train_summary(metrics)}",
+                    f"{row['eval_success_rate']:.3f} "
+                    f"(similarity {row['eval_similarity']:.3f})  {_train_summary(metrics)}",
                     flush=True,
                 )
             if last:
                 break
     if args.png:
-        title = (
-            f"{config.source}, preset {args.preset}: held-out greedy success vs training seconds "
-            f"(uniform random policy: {random_success:.1%})"
-        )
-        metrics = ["heldout_greedy", "heldout_sampled", "success_rate", "mean_return", "entropy"]
-        plot_learning_curve(rows, args.png, metrics, x_key="seconds", window=1, title=title)
-        print(f"curve: {args.png}")
+        draw(out, args.png, f"preset {args.preset}", args.eval_tasks)
+
+
+_OLD_NAMES = {"heldout_greedy": "eval_success_rate", "heldout_greedy/": "eval_success/"}
+
+
+def read_curve(path: Path) -> tuple[dict, list[dict]]:
+    """The header and the rows of a stored curve, with older metric names renamed."""
+    header, *rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    renamed = []
+    for row in rows:
+        new = {}
+        for key, value in row.items():
+            for old, name in _OLD_NAMES.items():
+                if key == old or (old.endswith("/") and key.startswith(old)):
+                    key = name + key.removeprefix(old) if old.endswith("/") else name
+                    break
+            new[key] = value
+        renamed.append(new)
+    return header, renamed
+
+
+def draw(jsonl: Path, png: Path, what: str, eval_tasks: int) -> None:
+    """``jaxarc train``'s learning curve of a stored run: the updates after update 0, the
+    untrained policy (update 0) and the uniformly random policy as references."""
+    header, rows = read_curve(jsonl)
+    untrained = next((r for r in rows if r["update"] == 0), None)
+    references = {"untrained (update 0)": untrained["eval_success_rate"]} if untrained else {}
+    references["uniform random policy"] = header["random_success"]
+    config = header.get("config", "")
+    source = config.split("source='", 1)[1].split("'", 1)[0] if "source='" in config else ""
+    seed = config.split("seed=", 1)[1].split(",", 1)[0] if "seed=" in config else "?"
+    when = f" ({header['date']}, {header['commit']})" if "commit" in header else ""
+    path = plot_run_curve(
+        [r for r in rows if r["update"] > 0],
+        png,
+        title=f"benchmarks/learning_curve.py: {source}, {what}, seed {seed}{when}",
+        references=references,
+        held_out_tasks=int(header.get("eval_tasks", eval_tasks)),
+    )
+    print(f"curve: {path}")
 
 
 if __name__ == "__main__":

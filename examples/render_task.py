@@ -98,7 +98,9 @@ def main() -> None:
     print(f"scripted episode: success {bool(state.success)} after {int(state.step_count)} steps")
     record = replay_history(state, config)
     print("wrote", record.save(out / "episode.npz"))
-    print("wrote", save_episode_gif(record, out / "episode.gif", cell_size=args.cell_size))
+    caption = "a scripted solution (RESIZE, one FILL per colour, SUBMIT), not a trained agent"
+    gif = save_episode_gif(record, out / "episode.gif", cell_size=args.cell_size, caption=caption)
+    print("wrote", gif)
 
 
 if __name__ == "__main__":

@@ -31,13 +31,13 @@ from jaxarc.agents.run.plotting import (
     draw_learning_curve,
     moving_average,
     plot_learning_curve,
+    plot_run_curve,
 )
+from jaxarc.agents.run.progress import COMPILING, Stage, show_update, training_stages
 from jaxarc.agents.run.training_loop import (
-    COMPILING,
     NonFiniteLossError,
     RunOptions,
     run_training,
-    show_update,
 )
 from jaxarc.cli.dataclass_flags import (
     add_dataclass_flags,
@@ -202,6 +202,60 @@ def test_learning_curve_png(tmp_path: Path) -> None:
         plot_learning_curve(records[:1], tmp_path / "x.png", ["nope"])
 
 
+def _staged_records() -> list[dict]:
+    """Six behaviour-cloning updates, then four GRPO updates without a KL term and with a
+    clip fraction that stays 0; held-out evaluations at updates 5 and 10."""
+    records = []
+    for u in range(1, 11):
+        bc = u <= 6
+        record = {"update": u, "stage_bc": 1.0 if bc else 0.0, "loss": 5.0 / u if bc else -0.1 * u}
+        if not bc:
+            kl = 1e-9 * (u % 3 - 1)  # a KL estimate without a KL term: 0 up to rounding
+            record |= {"kl": kl, "clip_fraction": 0.0, "entropy": 1.0 / u, "success_rate": 0.0}
+        if u % 5 == 0:
+            record |= {"eval_success_rate": u / 10, "eval_success/flip": u / 20}
+        records.append(record)
+    return records
+
+
+def test_learning_curve_panels_come_from_the_records(tmp_path: Path) -> None:
+    records = _staged_records()
+    references = {"untrained (update 0)": 0.0, "uniform random policy": 0.016}
+    figure = draw_learning_curve(
+        records,
+        ["eval_success_rate", "success_rate", "loss", "kl", "clip_fraction", "entropy"],
+        references=references,
+        held_out_tasks=64,
+    )
+    titles = [axis.get_title(loc="left") for axis in figure.axes]
+    # kl (no KL term) and clip_fraction (constant) carry nothing; a rate at 0% does; the
+    # loss is one panel per stage
+    assert titles == [
+        "held-out greedy success (64 tasks)",
+        "training success (sampled actions)",
+        "behaviour-cloning loss",
+        "GRPO surrogate loss",
+        "entropy",
+        "held-out greedy success by family (64 tasks)",
+    ]
+    held_out, _, bc_loss, grpo_loss, *_ = figure.axes
+    (bc_line,) = [line for line in bc_loss.get_lines() if len(line.get_xdata()) > 2][:1]
+    assert set(bc_line.get_xdata()) <= set(range(1, 7))  # never spliced with GRPO's loss
+    for line in grpo_loss.get_lines():
+        if len(line.get_xdata()) > 2:
+            assert set(line.get_xdata()) <= set(range(7, 11))
+    for axis in figure.axes:  # the BC -> GRPO switch, between updates 6 and 7, in every panel
+        switches = [line for line in axis.get_lines() if list(line.get_xdata()) == [6.5, 6.5]]
+        assert len(switches) == 1
+    labels = held_out.get_legend_handles_labels()[1]
+    assert "untrained (update 0): 0.0%" in labels and "uniform random policy: 1.6%" in labels
+    assert "behaviour cloning (updates 1-6)" in labels and "GRPO (updates 7-10)" in labels
+    levels = {tuple(line.get_ydata()) for line in held_out.get_lines()}
+    assert (0.0, 0.0) in levels and (1.6, 1.6) in levels  # the references, in percent
+    path = plot_run_curve(records, tmp_path / "run.png", references=references, held_out_tasks=64)
+    assert Image.open(path).format == "PNG"
+
+
 def test_learning_curve_without_matplotlib_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,18 +266,30 @@ def test_learning_curve_without_matplotlib_is_a_clear_error(
 
 def test_progress_bar_shows_each_update_with_its_own_metrics() -> None:
     stream = io.StringIO()
-    bar = tqdm(total=3, file=stream, mininterval=0, desc=COMPILING, ascii=True, ncols=400)
+    grpo = Stage("GRPO", 1, 3)
+    bar = tqdm(total=3, file=stream, mininterval=0, desc=grpo.compiling(), ascii=True, ncols=400)
     bar.refresh()
-    assert COMPILING in stream.getvalue()
+    assert f"GRPO (updates 1-3): {COMPILING} the GRPO update" in stream.getvalue()
     records = [{"success_rate": 0.125 * u, "mean_return": u + 0.5} for u in (1, 2, 3)]
     for done, record in enumerate(records, start=1):
-        show_update(bar, done, record, held_out=(2, 0.75) if done >= 2 else None)
+        show_update(bar, done, record, held_out=(2, 0.75) if done >= 2 else None, stage=grpo)
         last = stream.getvalue().split("\r")[-1]
-        assert f"{done}/3" in last and f"update {done}" in last
-        assert f"train sampled succ={0.125 * done:.3g}" in last
+        assert f"{done}/3" in last and f"GRPO (updates 1-3), update {done}" in last
+        assert f"train sampled succ={12.5 * done:.1f}%" in last
         assert f"return={done + 0.5:.3g}" in last
-        assert ("held-out greedy succ@2=0.75" in last) == (done >= 2)
+        assert ("held-out greedy succ@2=75.0%" in last) == (done >= 2)
     bar.close()
+
+
+def test_a_run_is_behaviour_cloning_then_grpo() -> None:
+    stages = training_stages(TrainConfig.preset("quick"))
+    assert [s.label for s in stages] == [
+        "behaviour cloning (updates 1-80)",
+        "GRPO (updates 81-130)",
+    ]
+    assert [s.label for s in training_stages(TrainConfig(num_updates=5))] == ["GRPO (updates 1-5)"]
+    only_bc = TrainConfig(num_updates=5, bc_updates=5)
+    assert [s.label for s in training_stages(only_bc)] == ["behaviour cloning (updates 1-5)"]
 
 
 def test_json_records_are_valid_json(tmp_path: Path) -> None:
@@ -275,6 +341,7 @@ _EVAL_TASKS = {
 
 def test_eval_scores_pass_at_k_by_task() -> None:
     bank = bank_from_tasks(_EVAL_TASKS, canvas_shape=(5, 5), name="hand")
+    progress = []
     report = evaluate_policy(
         _SubmitAtOnce(),
         UnifiedActionConfig("point"),
@@ -283,7 +350,10 @@ def test_eval_scores_pass_at_k_by_task() -> None:
         max_episode_steps=2,
         batch_size=4,
         key=jax.random.key(0),
+        progress=lambda done, total: progress.append((done, total)),
     )
+    # 10 episodes (5 pairs x 2 attempts) in batches of 4: the tasks' episodes end at 4, 6, 10
+    assert progress == [(0, 3), (1, 3), (2, 3), (3, 3)]
     by_id = {t["task_id"]: t for t in report["tasks"]}
     assert [p["solved"] for p in by_id["identity2"]["test_pairs"]] == [True, True]
     assert by_id["identity2"]["test_pairs"][0]["attempts"] == [True, True]
@@ -429,22 +499,73 @@ def test_resumed_run_logs_exactly_what_an_uninterrupted_run_logs(
     assert config_from_dict(TrainConfig, saved) == config
 
 
-def test_training_progress_never_shows_an_update_under_another_number(
+def test_training_progress_names_stages_compiles_and_each_update_s_own_metrics(
     tmp_path: Path, tiny_train, optax_promotion, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config, make_train_once = tiny_train
-    options = RunOptions(run_dir=tmp_path, eval_every=None, progress=True)
-    result = run_training(config, options, make_train=make_train_once)
+    # the bar's stages come from the config (bc_updates=2: updates 1-2, then 3-4); the tiny
+    # trainer itself runs GRPO throughout, which does not matter to what the loop prints
+    staged = config.replace(bc_updates=2)
+    options = RunOptions(run_dir=tmp_path, eval_every=2, progress=True)
+    result = run_training(staged, options, make_train=lambda c, mesh=None: make_train_once(config))
     drawn = [line for line in re.split(r"[\r\n]", capsys.readouterr().err) if line.strip()]
-    assert COMPILING in drawn[0] and "0/4" in drawn[0]  # before the first update ends
+    before = (
+        f"before training: the untrained policy on 2 held-out tasks ({COMPILING} the evaluator)"
+    )
+    assert before in drawn[0] and "0/4" in drawn[0]  # before the first update ends
+    assert any("the uniform random policy on the same tasks" in line for line in drawn)
+    assert any(line.startswith("held-out success before training, 2 tasks: ") for line in drawn)
+    for stage in ("behaviour cloning (updates 1-2)", "GRPO (updates 3-4)"):
+        name = stage.split(" (")[0]
+        assert any(f"{stage}: {COMPILING} the {name} update" in line for line in drawn), stage
+        assert any(line.startswith(f"{stage}: first update (compile included)") for line in drawn)
     for record in result.records:
         done = record["update"]
         lines = [line for line in drawn if f" {done}/4 " in line]
         assert lines, f"update {done} was never drawn"
         for line in lines:  # every drawing of update k carries update k's own metrics
-            assert f"update {done}:" in line or f"update {done} " in line
-            assert f"train sampled succ={record['success_rate']:.3g}" in line
+            next_compile = f"{COMPILING} the GRPO update" in line  # drawn while at update k
+            assert f"update {done}:" in line or f"update {done} " in line or next_compile
+            assert f"train sampled succ={100 * record['success_rate']:.1f}%" in line
             assert f"return={record['mean_return']:.3g}" in line
+    assert [r["update"] for r in result.records if "eval_success_rate" in r] == [2, 4]
+    saved = json.loads(options.references_path.read_text())
+    assert saved == result.references and saved["held_out_tasks"] == 2
+    assert {"eval_success_rate"} <= set(saved["untrained"]) & set(saved["uniform_random"])
+    assert options.curve_path.is_file()
+
+
+def test_make_run_twice_starts_a_new_run_beside_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps(_TRAIN_TASKS))
+    argv = [
+        "train", "--run-dir", str(tmp_path / "runs" / "quick"), "--fresh-run-dir",
+        "--source", str(tasks), "--canvas", "30", "--batch-tasks", "2", "--group-size", "2",
+        "--max-episode-steps", "2", "--num-updates", "1", "--eval-every", "0",
+        "--grpo-epochs", "1", "--grpo-minibatches", "1",
+        "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
+        "--policy-context-size", "8", "--policy-head-hidden", "8",
+        "--no-progress", "--no-tensorboard", "--compile-cache-dir", str(tmp_path / "cache"),
+    ]  # fmt: skip
+    with jax.numpy_dtype_promotion("standard"):
+        assert main(argv) == 0
+        first = capsys.readouterr()
+        assert main(argv) == 0  # the second run: a new run directory, never an error
+        second = capsys.readouterr()
+    runs = tmp_path / "runs"
+    assert sorted(p.name for p in runs.iterdir()) == ["quick", "quick-2"]
+    for run in ("quick", "quick-2"):
+        assert [r["update"] for r in read_metrics(runs / run / "metrics.jsonl")] == [1]
+    assert "holds an earlier run" not in first.err
+    assert f"{runs / 'quick'} holds an earlier run" in second.err
+    assert f"--run-dir {runs / 'quick'} --resume" in second.err  # how to continue the first
+    assert f"run directory: {runs / 'quick-2'}" in second.out
+    assert "done: 1 updates in " in second.out
+    with pytest.raises(SystemExit):
+        main([*argv, "--resume"])
+    assert "--fresh-run-dir starts a new run" in capsys.readouterr().err
 
 
 def test_non_finite_loss_stops_with_the_last_good_checkpoint_intact(
@@ -497,7 +618,7 @@ def test_cli_builds_the_config_from_preset_and_flags(capsys: pytest.CaptureFixtu
     assert "invalid choice: 'polygon'" in capsys.readouterr().err
 
 
-# ----------------------------------------------------------------- issue 11: bad flags, NaN
+# ----------------------------------------------------------------- bad flags, NaN
 
 
 @pytest.mark.parametrize(

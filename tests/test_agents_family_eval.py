@@ -47,18 +47,26 @@ def test_held_out_evaluator_splits_gen_medium_by_family():
 def test_eval_cli_scores_the_baseline_per_family_on_unseen_canvas_sizes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):
-    out = tmp_path / "report.json"
+    out_path = tmp_path / "report.json"
     argv = ["eval", "--baseline", "predictor-rule", "--source", "gen/easy", "--by-family"]
-    argv += ["--limit", "24", "--canvas", "10", "--min-side", "9", "--out", str(out)]
+    argv += ["--limit", "24", "--canvas", "10", "--min-side", "9", "--out", str(out_path)]
     argv += ["--no-compile-cache"]
     assert main(argv) == 0
-    report = json.loads(out.read_text())
+    report = json.loads(out_path.read_text())
     assert report["canvas"] == [10, 10] and report["min_side"] == 9
     assert report["baseline"] == "predictor-rule" and report["checkpoint"] is None
     assert set(report["families"]) == set(EASY_FAMILIES)
     assert sum(f["episodes"] for f in report["families"].values()) == 24
     assert report["solve_rate"] == 1.0
-    assert "greedy success 1.000 on 24 fresh tasks" in capsys.readouterr().out
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "gen/easy: compiling the evaluator, then playing 24 fresh tasks in one call"
+    assert out[1] == (
+        "gen/easy: 100% of 24 fresh tasks solved (greedy actions; canvas 10x10, grids at least "
+        "9 cells a side)"
+    )
+    assert [line.split()[0] for line in out[2:-1]] == list(report["families"])
+    assert all(line.split()[1] == "100%" for line in out[2:-1])
+    assert out[-1] == f"results: {out_path}"
 
 
 def test_medium_preset_is_gen_medium_with_bbox_all_operations_and_no_predictor(

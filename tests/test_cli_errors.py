@@ -1,6 +1,6 @@
 """Every ``jaxarc`` sub-command given bad arguments: a non-zero exit, exactly one line on
-stderr naming the flag or value, and never a traceback (issue #11, items 16-18 and the CLI
-part of "Done when"). Run in-process through ``jaxarc.cli.main.main``.
+stderr naming the flag or value, and never a traceback. Run in-process through
+``jaxarc.cli.main.main``.
 
 The decision on argparse errors (documented in :mod:`jaxarc.cli.main`): they are one line
 too (``jaxarc train: error: ... (see `jaxarc train --help`)``), without the usage block, and
@@ -54,7 +54,7 @@ def run_cli(argv: list[str], capsys) -> tuple[int, str]:
 
 
 BAD_ARGUMENTS = [
-    # train (item 16: --dry-run validates what the run would use)
+    # train (--dry-run validates what the run would use)
     (["train", "--source", "no-such-source", "--dry-run"], "no-such-source"),
     (["train", "--canvas", "0", "--dry-run"], "canvas"),
     (["train", "--canvas", "40", "--dry-run"], "canvas"),
@@ -92,7 +92,7 @@ BAD_ARGUMENTS = [
     (["render", "t", "--source", "tasks", "--out", "t.gif"], "t.gif"),
     (["render", "t", "--source", "tasks", "--format", "jpeg"], "jpeg"),
     (["render", "t", "--source", "gen/easy"], "gen/easy#<i>"),
-    # replay (item 17)
+    # replay
     (["replay", "missing.npz"], "missing.npz"),
     (["replay", "array.npy"], "array.npy"),
     (["replay", "empty.npz"], "empty.npz"),

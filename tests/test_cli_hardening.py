@@ -1,4 +1,4 @@
-"""Issue #11 items 18, 22 and 23: benchmarks print unless asked to write, fetched datasets
+"""Benchmarks print unless asked to write, fetched datasets
 are found by ``jaxarc.make`` and Gymnasium, and ``jaxarc eval`` takes generated sources."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _written(root) -> list[str]:
     )
 
 
-# -- item 18: `jaxarc bench env|train` print; they write only into --out ---------------------
+# -- `jaxarc bench env|train` print; they write only into --out ---------------------
 
 BENCH_ENV = ["bench", "env", "--source", "tasks", "--formats", "point", "--batch-sizes", "2"]
 BENCH_ENV += ["--steps", "2", "--loop-steps", "1", "--repeats", "1"]
@@ -59,7 +59,7 @@ def test_bench_writes_only_into_out(kind):
     assert str(parser.parse_args(["bench", kind, "--out", "d"]).out) == "d"
 
 
-# -- item 22: a fetched dataset is found by jaxarc.make and its Gymnasium id -----------------
+# -- a fetched dataset is found by jaxarc.make and its Gymnasium id -----------------
 
 
 def _fetch_miniarc_from_a_local_archive(tmp_path, miniarc_dir):
@@ -86,7 +86,7 @@ def test_make_finds_a_fetched_dataset_without_data_dir(workdir, miniarc_dir, cap
     assert env.task_source.num_tasks == 149 and env.task_source.canvas_shape == (5, 5)
     eval_env, _ = jaxarc.make("MiniARC-eval")
     assert eval_env.config.environment.episode_mode == "eval"
-    # item 1 through gymnasium.make: a damaged cache entry is rebuilt, with a warning
+    # through gymnasium.make: a damaged cache entry is rebuilt, with a warning
     (entry,) = (workdir / "cache" / "banks").glob("*.npz")
     entry.write_bytes(entry.read_bytes()[:100])
     with pytest.warns(UserWarning, match="damaged task-bank cache entry"):
@@ -96,7 +96,7 @@ def test_make_finds_a_fetched_dataset_without_data_dir(workdir, miniarc_dir, cap
     gym_env.close()
 
 
-# -- item 23: `jaxarc eval` takes every source training takes (gen/...) ----------------------
+# -- `jaxarc eval` takes every source training takes (gen/...) ----------------------
 
 
 def test_eval_accepts_a_generated_source(workdir, capsys):
@@ -118,10 +118,18 @@ def test_eval_accepts_a_generated_source(workdir, capsys):
     report = json.loads((workdir / "eval.json").read_text())
     assert report["source"] == "gen/easy" and report["num_tasks"] == 3
     assert [t["task_id"] for t in report["tasks"]] == ["gen/easy#0", "gen/easy#1", "gen/easy#2"]
-    assert "gen/easy: solved" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert (
+        printed.out.startswith("gen/easy: solved ")
+        and "of 3 tasks (pass@1 by task: " in printed.out
+    )
+    assert printed.out.splitlines()[-1] == "results: eval.json"
+    # a progress bar over the tasks, whose first batch says that it compiles
+    assert "gen/easy: compiling the evaluation program (first batch of 4 episodes)" in printed.err
+    assert "3/3" in printed.err
 
 
 def test_render_draws_a_generated_task(workdir, capsys):
-    """A sibling of item 23: render takes generated sources (ids as `jaxarc eval` names them)."""
+    """Render takes generated sources (ids as `jaxarc eval` names them)."""
     assert main(["render", "gen/easy#1", "--source", "gen/easy", "--format", "ansi"]) == 0
     assert "gen/easy#1 demo 0 input" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the loaders (issue #11): real ARC task files corrupted at random
+"""Property-based fuzzing of the loaders: real ARC task files corrupted at random
 (truncation, byte flips, wrong types, bad colours, ragged rows, deep nesting, huge ints).
 
 The property: loading gives either a :class:`TaskFormatError` naming the file, or a bank

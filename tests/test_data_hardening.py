@@ -1,4 +1,4 @@
-"""Issue #11, items 1-7: damaged caches, bad solutions, hostile JSON, duplicate ids,
+"""Damaged caches, bad solutions, hostile JSON, duplicate ids,
 unreadable files, symlinks and bad canvas shapes. Each test failed before its fix."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _member_data_offset(archive, name: str) -> int:
     return info.header_offset + 30 + name_len + extra_len
 
 
-# -- item 1: a damaged cache entry is detected, discarded with a warning and rebuilt --------
+# -- a damaged cache entry is detected, discarded with a warning and rebuilt --------
 
 
 @pytest.mark.parametrize("damage", ["empty", "truncated", "garbled", "flipped byte"])
@@ -103,7 +103,7 @@ def test_a_cache_entry_with_altered_arrays_is_rejected_by_its_content_hash(cache
     _same_banks(good, again)
 
 
-# -- item 2: a solutions value that is not a list of grids names the task ---------------------
+# -- a solutions value that is not a list of grids names the task ---------------------
 
 
 @pytest.mark.parametrize("value", ["oops", {"0": [[1]]}, None, 3])
@@ -123,7 +123,7 @@ def test_a_solutions_value_that_is_not_a_list_is_an_error(tmp_path, cache_dir, v
     assert list(bank.task_ids) == ["t1"] and bool(bank.test_scored[0, 0])
 
 
-# -- item 3: deep nesting and huge integers are TaskFormatErrors naming the file --------------
+# -- deep nesting and huge integers are TaskFormatErrors naming the file --------------
 
 
 def _hostile_files(root):
@@ -163,7 +163,7 @@ def test_an_in_memory_cell_too_large_to_print_is_still_a_clean_error():
         bank_from_tasks({"t": task}, canvas_shape=(5, 5))
 
 
-# -- item 4: two files that map to one task id --------------------------------------------------
+# -- two files that map to one task id --------------------------------------------------
 
 
 def test_two_files_with_the_same_task_id_are_an_error(task_dir):
@@ -177,7 +177,7 @@ def test_two_files_with_the_same_task_id_are_an_error(task_dir):
     assert [s.file for s in report.skipped] == [str(task_dir / "a.JSON")]
 
 
-# -- item 5: an unreadable file is skipped like any other invalid file ------------------------
+# -- an unreadable file is skipped like any other invalid file ------------------------
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc/self/mem")
@@ -204,7 +204,7 @@ def test_an_unreadable_file_is_reported_with_permissions(task_dir):
     assert "locked" not in bank.task_ids
 
 
-# -- item 6: symlinks ------------------------------------------------------------------------
+# -- symlinks ------------------------------------------------------------------------
 
 
 def test_dangling_and_looping_task_symlinks_are_reported(task_dir):
@@ -229,7 +229,7 @@ def test_symlinked_directories_are_followed_and_loops_reported(tmp_path, task_di
     assert list(bank.task_ids) == ["a", "b", "linked/d", "sub/c"]
 
 
-# -- item 7: canvas_shape must be two positive integers --------------------------------------
+# -- canvas_shape must be two positive integers --------------------------------------
 
 
 @pytest.mark.parametrize(

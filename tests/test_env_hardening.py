@@ -1,4 +1,4 @@
-"""Issue 11, items 8-11: out-of-range actions and their history, the index rule, values
+"""Out-of-range actions and their history, the index rule, values
 refused where Python values enter, and saved states tied to their source."""
 
 from __future__ import annotations

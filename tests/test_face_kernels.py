@@ -1,4 +1,4 @@
-"""``benchmarks/face_kernels.py`` (docs/performance.md point 16): traces a real compiled face
+"""``benchmarks/face_kernels.py`` (docs/design-notes.md): traces a real compiled face
 scan and attributes the trace's kernel times to the scan body's kernels."""
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import pytest
 from limits import SUBPROCESS_TIMEOUT_S
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS_HOME = README.parent / "docs" / "index.md"
 
 
 def blocks(language: str) -> list[str]:
@@ -28,6 +29,11 @@ def jaxarc_commands() -> list[str]:
 def test_the_readme_is_a_landing_page() -> None:
     assert len(README.read_text().splitlines()) <= 160
     assert blocks("python") and jaxarc_commands()
+
+
+def test_the_docs_home_page_has_the_readme_quickstart() -> None:
+    home = re.findall(r"```python\n(.*?)```", DOCS_HOME.read_text(), flags=re.S)
+    assert home == blocks("python")  # the same code, so the README's test covers both
 
 
 @pytest.mark.parametrize("index", range(len(blocks("python"))))

@@ -218,3 +218,16 @@ def test_cli_replay_of_a_saved_state(tmp_path, capsys):
     np.testing.assert_array_equal(frames[-1][: last.shape[0], : last.shape[1]], last)
     assert cli_main([*argv[:-1], "7", "--out", str(out)]) == 2
     assert "outside the saved batch" in capsys.readouterr().err
+
+
+def test_a_caption_heads_every_frame(record):
+    plain = episode_frames(record, 8)
+    captioned = episode_frames(record, 8, caption="scripted")
+    assert len(captioned) == len(plain)
+    height = captioned[0].shape[0] - plain[0].shape[0]
+    assert height > 8
+    for frame, without in zip(captioned, plain, strict=True):
+        assert frame.shape[1] == without.shape[1]
+        np.testing.assert_array_equal(frame[height:], without)  # the frame, under its caption
+    assert len({frame[:height].tobytes() for frame in captioned}) == 1  # one caption on all
+    assert len(np.unique(captioned[0][:height].reshape(-1, 3), axis=0)) > 1  # text, not blank

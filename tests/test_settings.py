@@ -1,4 +1,4 @@
-"""Issue #13: one spelling per setting, one place for the defaults, the mapping written once.
+"""One spelling per setting, one place for the defaults, the mapping written once.
 
 The episode length is ``max_episode_steps`` in the environment config, ``jaxarc.make``, the
 Gymnasium adapters, ``TrainConfig`` and every CLI flag; reward defaults come from

@@ -27,6 +27,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "jaxarc.cli.bench",
     "jaxarc.cli.render",
     "jaxarc.cli.train",
+    "jaxarc.cli.evaluate",
 )
 
 

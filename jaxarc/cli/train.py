@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,14 @@ from jaxarc.cli.dataclass_flags import (
     overrides_from_args,
 )
 from jaxarc.cli.main import CLIError
+from jaxarc.cli.runtime import (
+    add_runtime_flags,
+    enable_compile_cache_from_args,
+    join_distributed,
+    positive_int,
+)
 
 PRESETS = ("quick", "medium", "rl", "default")
-BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
 # fields that may differ from a resumed run's saved config without changing its results
 _RESUMABLE_CHANGES = frozenset({("num_updates",)})
 # fields whose change makes the saved train state unloadable (array shapes, action heads)
@@ -41,51 +47,6 @@ def _train_config_class() -> type:
     from jaxarc.agents.grpo.config import TrainConfig
 
     return TrainConfig
-
-
-def default_compile_cache_dir() -> Path:
-    """``xla-compilation-cache`` under the jaxarc cache (``$JAXARC_CACHE_DIR`` or the user's)."""
-    from jaxarc.data.cache import cache_root
-
-    return cache_root() / "xla-compilation-cache"
-
-
-def enable_compile_cache(directory: Path) -> None:
-    """Persist compiled XLA programs in ``directory`` so later runs skip compilation."""
-    import jax
-
-    directory.mkdir(parents=True, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", str(directory))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-
-
-def _add_runtime_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("runtime (no effect on the results)")
-    group.add_argument(
-        "--compile-cache-dir",
-        type=Path,
-        default=None,
-        help=f"persistent XLA compilation cache (default: {default_compile_cache_dir()})",
-    )
-    group.add_argument(
-        "--no-compile-cache",
-        action="store_true",
-        help="do not read or write the persistent compilation cache",
-    )
-    dist = parser.add_argument_group("multi-process (jax.distributed)")
-    dist.add_argument("--coordinator-address", metavar="HOST:PORT", default=None)
-    dist.add_argument("--num-processes", type=int, metavar="N", default=None)
-    dist.add_argument("--process-id", type=int, metavar="I", default=None)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def _non_negative_int(text: str) -> int:
@@ -109,15 +70,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--run-dir", type=Path, default=Path("runs/train"), help="output dir")
     train.add_argument("--resume", action="store_true", help="continue from newest checkpoint")
     train.add_argument(
+        "--fresh-run-dir",
+        action="store_true",
+        help="if --run-dir holds a run already, start this one in the first free DIR-2, "
+        "DIR-3, ... beside it (make run does this)",
+    )
+    train.add_argument(
         "--checkpoint-every",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="default 50 (with --resume: the resumed run's setting)",
     )
     train.add_argument(
         "--keep-checkpoints",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="default 3 (with --resume: the resumed run's setting)",
@@ -134,85 +101,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--no-tensorboard", action="store_true", help="never write TensorBoard")
     train.add_argument("--profile", type=Path, default=None, metavar="DIR", help="trace dir")
     train.add_argument("--dry-run", action="store_true", help="print the config and exit")
-    _add_runtime_flags(train)
+    add_runtime_flags(train)
     config_group = train.add_argument_group("training config (TrainConfig fields)")
     specs = add_dataclass_flags(config_group, _train_config_class()())
     train.set_defaults(func=lambda args: run_train(args, specs, train))
-
-    evaluate = subparsers.add_parser(
-        "eval",
-        help="solve rate of a checkpoint (or a baseline): pass@k on ARC test pairs, greedy "
-        "success per family on generated tasks",
-        description="Evaluate a trained checkpoint or a zero-learning baseline: pass@k by task "
-        "over sampled attempts on a task bank (arc-agi-1/evaluation, ...) or on --limit tasks "
-        "of a generator (gen/easy, ...). With --by-family a generator is scored greedily on "
-        "--limit (default 512) fresh tasks, overall and per family, optionally on a larger "
-        "--canvas with grids of at least --min-side cells.",
-    )
-    who = evaluate.add_mutually_exclusive_group(required=True)
-    who.add_argument("--checkpoint", type=Path, metavar="DIR")
-    who.add_argument(
-        "--baseline",
-        choices=BASELINES,
-        help="predictor-rule: flood each region the hand-made cell predictor marks wrong "
-        "with its predicted colour, then submit (no learning; point actions, 10 steps)",
-    )
-    evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
-    evaluate.add_argument(
-        "--by-family",
-        action="store_true",
-        help="gen/...: greedy success per family on --limit fresh tasks (default 512)",
-    )
-    evaluate.add_argument(
-        "--canvas", type=_positive_int, default=None, help="--by-family: canvas side"
-    )
-    evaluate.add_argument(
-        "--min-side", type=int, default=0, help="--by-family: smallest grid side drawn"
-    )
-    evaluate.add_argument("--attempts", type=_positive_int, default=2, help="k of pass@k")
-    evaluate.add_argument(
-        "--max-episode-steps", type=_positive_int, default=None, help="per attempt"
-    )
-    evaluate.add_argument(
-        "--limit",
-        type=_positive_int,
-        default=None,
-        help="first N tasks (generated sources: N new tasks, default the run's eval_tasks)",
-    )
-    evaluate.add_argument("--batch-size", type=_positive_int, default=32, metavar="N")
-    evaluate.add_argument("--seed", type=int, default=0)
-    evaluate.add_argument("--out", type=Path, default=None, help="per-task results JSON")
-    _add_runtime_flags(evaluate)
-    evaluate.set_defaults(func=run_eval)
-
-
-def _distributed_config(args: argparse.Namespace) -> Any:
-    from jaxarc.agents.run.distributed import DistributedConfig
-
-    try:
-        return DistributedConfig(args.coordinator_address, args.num_processes, args.process_id)
-    except ValueError as err:
-        raise CLIError(str(err)) from None
-
-
-def _join_distributed(args: argparse.Namespace) -> bool:
-    """Join the distributed run (before any JAX work); returns "am I primary"."""
-    from jaxarc.agents.run.distributed import initialize_distributed, is_primary_process
-
-    initialize_distributed(_distributed_config(args))
-    return is_primary_process()
-
-
-def _enable_compile_cache(args: argparse.Namespace) -> None:
-    if not args.no_compile_cache:
-        enable_compile_cache(args.compile_cache_dir or default_compile_cache_dir())
-
-
-def _prepare_runtime(args: argparse.Namespace) -> bool:
-    """Join the distributed run and switch on the compile cache; returns "am I primary"."""
-    primary = _join_distributed(args)
-    _enable_compile_cache(args)
-    return primary
 
 
 def resolve_train_config(
@@ -327,6 +219,17 @@ def _run_train(
 ) -> int:
     if not specs:
         raise CLIError("the trainer (jaxarc.agents.grpo.config) is not available in this install")
+    if args.fresh_run_dir:
+        if args.resume:
+            parser.error("--fresh-run-dir starts a new run; it cannot be combined with --resume")
+        chosen = fresh_run_dir(args.run_dir)
+        if chosen != args.run_dir:
+            print(
+                f"note: {args.run_dir} holds an earlier run (continue that one with "
+                f"`jaxarc train --run-dir {args.run_dir} --resume`); this run writes to {chosen}",
+                file=sys.stderr,
+            )
+        args.run_dir = chosen
     config, resume_from = resolve_train_config(args, specs, parser)
     if args.resume and resume_from is None:
         print(f"note: no checkpoint in {args.run_dir}; starting a new run", file=sys.stderr)
@@ -337,7 +240,7 @@ def _run_train(
     except CheckpointError as err:
         raise CLIError(f"cannot read the run settings of {resume_from}: {err}") from None
     # jax.distributed must start before any JAX work, the source check's included
-    primary = args.dry_run or _join_distributed(args)
+    primary = args.dry_run or join_distributed(args)
     check_task_source(config)  # the run would fail at start: say so before, dry run or not
     if not args.resume:  # ... as it would on a run directory that already holds checkpoints
         from jaxarc.agents.run.checkpoint import latest_checkpoint
@@ -351,7 +254,7 @@ def _run_train(
     if args.dry_run:
         print(describe_config(config))
         return 0
-    _enable_compile_cache(args)  # only for a run that passed every check
+    enable_compile_cache_from_args(args)  # only for a run that passed every check
     from jaxarc.agents.run.training_loop import NonFiniteLossError, RunOptions, run_training
 
     if primary:
@@ -366,6 +269,7 @@ def _run_train(
         tensorboard=not args.no_tensorboard,
         **settings,
     )
+    tic = time.perf_counter()
     try:
         with warnings.catch_warnings():  # already reported while resolving the config
             warnings.simplefilter("ignore", CheckpointWarning)
@@ -379,62 +283,62 @@ def _run_train(
         print(f"jaxarc: error: {err}", file=sys.stderr)
         return 1
     if primary:
-        last = result.records[-1] if result.records else {}
-        summary = {k: v for k, v in last.items() if not k.startswith("time/")}
-        print(f"final: {summary}")
-        print(f"checkpoint: {result.last_checkpoint}")
-        print(f"metrics: {options.metrics_path}  curve: {options.curve_path}")
+        print(run_summary(config, options, result, time.perf_counter() - tic))
         if args.profile is not None:
             print(f"profile trace: {args.profile}")
     return 0
 
 
-def run_eval(args: argparse.Namespace) -> int:
-    primary = _prepare_runtime(args)
-    from jaxarc.agents.run.evaluate import EvaluationError, evaluate_checkpoint
+def fresh_run_dir(run_dir: Path) -> Path:
+    """``run_dir`` if it holds no run, else the first of ``run_dir-2``, ``run_dir-3``, ...
+    that holds none (a run: a config, a metrics file or checkpoints)."""
 
-    try:
-        report = evaluate_checkpoint(
-            args.checkpoint,
-            args.source,
-            baseline=args.baseline,
-            attempts=args.attempts,
-            max_episode_steps=args.max_episode_steps,
-            limit=args.limit,
-            batch_size=args.batch_size,
-            seed=args.seed,
-            by_family=args.by_family,
-            canvas=args.canvas,
-            min_side=args.min_side,
+    def holds_run(path: Path) -> bool:
+        return any(
+            (path / name).exists() for name in ("config.json", "metrics.jsonl", "checkpoints")
         )
-    except EvaluationError as err:
-        raise CLIError(str(err)) from None
-    where = args.checkpoint or Path("runs") / f"baseline_{args.baseline}"
-    out = args.out or where / f"eval_{args.source.replace('/', '_')}.json"
-    if primary:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        from jaxarc.agents.run.checkpoint import write_text_atomic
 
-        write_text_atomic(out, json.dumps(report, indent=2))  # a full disk keeps the old one
-        print(eval_summary(report, args.attempts) + f"; results: {out}")
-    return 0
+    candidate, number = run_dir, 1
+    while holds_run(candidate):
+        number += 1
+        candidate = run_dir.with_name(f"{run_dir.name}-{number}")
+    return candidate
 
 
-def eval_summary(report: dict[str, Any], attempts: int) -> str:
-    """One line (more for families) saying what an evaluation report measured."""
-    if "families" in report:
-        canvas = "x".join(str(side) for side in report["canvas"])
-        lines = [
-            f"{report['source']} on a {canvas} canvas (grids >= {report['min_side']} a side): "
-            f"greedy success {report['solve_rate']:.3f} on {report['num_tasks']} fresh tasks"
-        ]
-        lines += [
-            f"  {name:16s} {family['solve_rate']:.3f}  ({family['episodes']} tasks)"
-            for name, family in report["families"].items()
-        ]
-        return "\n".join(lines)
-    return (
-        f"{report['source']}: solved {report['solved_tasks']}/{report['num_tasks']} tasks "
-        f"(pass@{attempts} = {report['solve_rate']:.3f}); "
-        f"test pairs {report['solved_pairs']}/{report['num_pairs']}"
-    )
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def run_summary(config: Any, options: Any, result: Any, seconds: float) -> str:
+    """What a finished run printed last: its held-out success (against the untrained and the
+    uniform random policy) and where its files are."""
+    from jaxarc.agents.run.training_loop import HELD_OUT_METRIC, curve_references
+    from jaxarc.cli.evaluate import percent
+
+    updates = result.records[-1]["update"] if result.records else 0
+    lines = [f"done: {updates} updates in {_duration(seconds)} (compilation included)"]
+    evaluated = [r for r in result.records if HELD_OUT_METRIC in r]
+    if evaluated:
+        last = evaluated[-1]
+        before = ", ".join(
+            f"{name} {percent(rate)}" for name, rate in curve_references(result.references).items()
+        )
+        lines.append(
+            f"held-out greedy success at update {last['update']}: "
+            f"{percent(last[HELD_OUT_METRIC])} of {config.eval_tasks} fresh tasks"
+            + (f" (before training: {before})" if before else "")
+        )
+        families = [k for k in last if k.startswith("eval_success/")]
+        if families:
+            lines.append(
+                "  by family: "
+                + ", ".join(f"{k.split('/', 1)[1]} {percent(last[k])}" for k in families)
+            )
+    lines += [
+        f"run directory: {options.run_dir}",
+        f"  checkpoint: {result.last_checkpoint}",
+        f"  metrics:    {options.metrics_path}",
+        f"  curve:      {options.curve_path}",
+    ]
+    return "\n".join(lines)

@@ -9,7 +9,7 @@ environments, never copied per environment, and left out of serialised states.
 The episode's pair (its input and target grids, :class:`~jaxarc.envs.episode.EpisodePair`)
 is read from the source once, at reset, and kept in the state: the step reads no task data,
 so it costs the same whether or not the batch's task indices change between steps (under
-auto-reset they do; docs/performance.md, point 11). To play another task or pair, reset
+auto-reset they do; docs/design-notes.md). To play another task or pair, reset
 with its indices: editing ``task_index`` in a state does not change the grids played.
 """
 

@@ -77,7 +77,7 @@ def materialize_fused(array: Int[Array, "..."]) -> Int[Array, "..."]:
     computation of ``array`` fused into it. For the point step's grid and selection this
     made the batched step ~15% cheaper; for the bbox/mask step's grid it made it ~1.8x
     slower (its content is a long chain that XLA's reduction loop runs worse than its
-    elementwise loop), so those keep :func:`materialize_array` (docs/performance.md point 17).
+    elementwise loop), so those keep :func:`materialize_array` (docs/design-notes.md).
     """
     if array.dtype == jnp.bool_:
         either = lambda x, y: lax.select(x, x, y)  # noqa: E731  (x or y)

@@ -170,7 +170,7 @@ def orient_window(shifted: Int8[Array, "L L"], variant: Int32[Array, ""]) -> Int
     :func:`jaxarc.grid.lanes.where_flagged`; ROTATE_CW/CCW and FLIP_LR/TB are 4 of the 35
     operations), all four variants in one chunk loop: fewer XLA fusions to compile than a
     loop per variant, for two flips and a transpose per such environment
-    (docs/performance.md point 12).
+    (docs/design-notes.md).
     """
     return where_flagged(variant > 0, _oriented, shifted, shifted, variant)
 

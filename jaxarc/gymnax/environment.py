@@ -98,7 +98,7 @@ UPDATED_IN_PLACE = ("clipboard", "clipboard_mask", "history")
 # rendering and replay). A program that never reads them lets XLA drop their updates, the
 # step's one-row write included, but only when their reset runs in a chunk loop of its own:
 # XLA removes a dead value carried by a loop only if nothing else the loop computes depends
-# on it (docs/performance.md point 17).
+# on it (docs/design-notes.md).
 RECORD_ONLY = ("history",)
 
 

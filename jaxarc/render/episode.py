@@ -169,12 +169,14 @@ def episode_frames(
     show_input: bool = True,
     show_target: bool = True,
     font_size: int = 12,
+    caption: str | None = None,
 ) -> list[np.ndarray]:
     """One ``uint8 [h, w, 3]`` frame per action plus a final frame.
 
     Frame ``t`` shows the working grid before action ``t`` with the action's selection
     outlined in white and a header ``step t+1/T  OPERATION  reward``; the last frame shows
     the final grid and the outcome. The input and target are drawn alongside when asked.
+    ``caption`` (e.g. who played the episode: "scripted solution") heads every frame.
     """
     panels_left, panels_right = [], []
     if show_input:
@@ -193,7 +195,10 @@ def episode_frames(
             image = image if image.size else np.zeros((cell_size, cell_size, 3), np.uint8)
             columns.append(stack([label_strip(title, image.shape[1], font_size), image], 0, 2)[0])
         body = stack(columns, 1, max(8, cell_size), BACKGROUND_RGB)[0]
-        return stack([label_strip(header, body.shape[1], font_size + 2), body], 0, 4)[0]
+        strips = [label_strip(header, body.shape[1], font_size + 2), body]
+        if caption:
+            strips.insert(0, label_strip(caption, body.shape[1], font_size + 2))
+        return stack(strips, 0, 4)[0]
 
     frames = []
     total = record.num_steps

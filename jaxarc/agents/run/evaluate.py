@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +117,13 @@ def evaluate_policy(
     max_episode_steps: int,
     batch_size: int,
     key: PRNGKeyArray,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """pass@``attempts`` of ``policy`` on ``bank``'s scored test pairs; returns the report."""
+    """pass@``attempts`` of ``policy`` on ``bank``'s scored test pairs; returns the report.
+
+    ``progress(done, total)`` is called with the number of tasks whose every attempt has
+    been played: ``(0, total)`` before the first batch (whose call compiles the program),
+    then after every batch."""
     env_config = JaxArcConfig(
         environment=EnvironmentConfig(max_episode_steps=max_episode_steps, episode_mode="eval"),
         dataset=UnifiedDatasetConfig(*bank.canvas_shape),
@@ -138,8 +144,13 @@ def evaluate_policy(
     play = policy_jit(
         lambda policy, keys, tasks, pairs: _play_batch(policy, env_config, bank, keys, tasks, pairs)
     )
-    success = np.concatenate(
-        [
+    # tasks whose rows all lie before row r (rows are task-major)
+    task_ends = np.flatnonzero(np.diff(rows_task[:total], append=-1)) + 1
+    batches = []
+    for start in range(0, padded, batch_size):
+        if progress is not None:
+            progress(int(np.searchsorted(task_ends, start, side="right")), task_ends.size)
+        batches.append(
             np.asarray(
                 play(
                     policy,
@@ -148,9 +159,10 @@ def evaluate_policy(
                     jnp.asarray(rows_pair[start : start + batch_size]),
                 )
             )
-            for start in range(0, padded, batch_size)
-        ]
-    )[:total].reshape(-1, attempts)
+        )
+    if progress is not None:
+        progress(task_ends.size, task_ends.size)
+    success = np.concatenate(batches)[:total].reshape(-1, attempts)
     per_task: dict[int, list[dict[str, Any]]] = {}
     for (task, pair), outcomes in zip(zip(tasks, pairs, strict=True), success, strict=True):
         per_task.setdefault(int(task), []).append(
@@ -233,6 +245,7 @@ def evaluate_checkpoint(
     by_family: bool = False,
     canvas: int | None = None,
     min_side: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Load the policy of ``checkpoint`` (a checkpoint or run directory), or the zero-learning
     ``baseline``, and evaluate it on ``source``: pass@``attempts`` by task (see
@@ -244,6 +257,8 @@ def evaluate_checkpoint(
     tasks, overall and per family, on a ``canvas`` x ``canvas`` canvas with grids of at least
     ``min_side`` cells a side (``canvas=12, min_side=10``: sizes a policy trained on 8x8
     never saw); see :func:`jaxarc.agents.run.family_eval.evaluate_on_generator`.
+    ``progress`` follows the tasks of a task-bank evaluation (see :func:`evaluate_policy`);
+    a generator scored by family plays all its tasks in one call.
     """
     from jaxarc.data import load_source
     from jaxarc.data.stacking import generated_bank
@@ -291,6 +306,7 @@ def evaluate_checkpoint(
             max_episode_steps=int(config.max_episode_steps),
             batch_size=batch_size,
             key=jax.random.key(seed),
+            progress=progress,
         )
     report["checkpoint"] = str(path) if path is not None else None
     report["baseline"] = baseline

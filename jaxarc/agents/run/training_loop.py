@@ -39,29 +39,18 @@ from jaxarc.agents.run.checkpoint import (
 )
 from jaxarc.agents.run.distributed import is_primary_process, make_data_mesh
 from jaxarc.agents.run.metrics_log import TIME_PREFIX, MetricsLog, to_python_scalars
-from jaxarc.agents.run.plotting import PlottingUnavailableError, plot_learning_curve
-
-# progress-bar label -> metric names the trainer may use for it (first present wins). The
-# training success is over *sampled* actions on the update's own (training) tasks; the
-# held-out one is *greedy* on fresh tasks, measured only every ``eval_every`` updates, so
-# the bar says at which update it was measured.
-PROGRESS_METRICS: dict[str, tuple[str, ...]] = {
-    "train sampled succ": ("success_rate",),
-    "return": ("mean_return", "return"),
-    "kl": ("kl",),
-    "clip": ("clip_fraction",),
-}
-HELD_OUT_METRIC = "eval_success_rate"
-COMPILING = "compiling (first update)"
-CURVE_METRICS = (
-    "eval_success_rate",
-    "success_rate",
-    "mean_return",
-    "loss",
-    "kl",
-    "clip_fraction",
-    "entropy",
+from jaxarc.agents.run.plotting import PlottingUnavailableError, plot_run_curve
+from jaxarc.agents.run.progress import (
+    COMPILING,
+    announce,
+    progress_bar,
+    show_update,
+    stage_at,
+    training_stages,
 )
+
+HELD_OUT_METRIC = "eval_success_rate"
+UNTRAINED, RANDOM = "untrained", "uniform_random"  # the references.json entries
 EVAL_SEED_OFFSET = 1_000_003  # held-out episodes: a key stream the training never uses
 LOSS_METRICS = ("loss", "total_loss")
 SAVED_RUN_OPTIONS = ("checkpoint_every", "keep_checkpoints", "eval_every")
@@ -117,12 +106,17 @@ class RunOptions:
     def curve_path(self) -> Path:
         return Path(self.run_dir) / "learning_curve.png"
 
+    @property
+    def references_path(self) -> Path:
+        return Path(self.run_dir) / "references.json"
+
 
 @dataclasses.dataclass
 class TrainingResult:
     state: Any
     records: list[dict[str, Any]]
     last_checkpoint: Path | None
+    references: dict[str, Any] | None = None  # held-out success before training
 
 
 def env_steps_per_update(config: Any) -> int:
@@ -130,11 +124,13 @@ def env_steps_per_update(config: Any) -> int:
     return int(config.batch_tasks) * int(config.group_size) * int(config.max_episode_steps)
 
 
-def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], dict[str, float]]:
+def make_held_out_evaluator(
+    config: Any, mesh: Any, *, greedy: bool = True
+) -> Callable[[Any], dict[str, float]]:
     """``policy -> {"eval_success_rate": rate, ...}`` on the same ``config.eval_tasks`` fresh
-    episodes each time (greedy actions, eval mode), drawn from a key the training never
-    uses. For a generator mixture (``gen/easy``, ``gen/medium``) the record also holds each
-    family's rate as ``eval_success/<family>``."""
+    episodes each time (eval mode; greedy actions, or sampled ones with ``greedy=False``),
+    drawn from a key the training never uses. For a generator mixture (``gen/easy``,
+    ``gen/medium``) the record also holds each family's rate as ``eval_success/<family>``."""
     from jaxarc.agents.run.distributed import replicated
 
     key = jax.device_put(jax.random.key(config.seed + EVAL_SEED_OFFSET), replicated(mesh))
@@ -144,7 +140,7 @@ def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], dict[str,
         from jaxarc.data.generators import generator_families
 
         families = generator_families(source)
-        evaluate_families = make_family_evaluator(config)
+        evaluate_families = make_family_evaluator(config, greedy=greedy)
 
         def by_family(policy: Any) -> dict[str, float]:
             result = evaluate_families(policy, key)
@@ -154,12 +150,53 @@ def make_held_out_evaluator(config: Any, mesh: Any) -> Callable[[Any], dict[str,
         return by_family
     from jaxarc.agents.grpo.train import make_evaluator
 
-    evaluate = make_evaluator(config, greedy=True)
+    evaluate = make_evaluator(config, greedy=greedy)
     return lambda policy: {HELD_OUT_METRIC: float(evaluate(policy, key))}
 
 
-def _first_present(metrics: Mapping[str, Any], names: tuple[str, ...]) -> Any | None:
-    return next((metrics[n] for n in names if n in metrics), None)
+def reference_policies(
+    config: Any, mesh: Any, untrained: Any, evaluate: Callable, bar: Any
+) -> dict[str, Any]:
+    """The held-out success of the untrained policy (greedy, the evaluator of the run) and of
+    the uniformly random policy (sampled actions) on the run's held-out tasks: the
+    references the learning curve draws. Both compile their evaluator (the bar says so)."""
+    from jaxarc.agents.model.policy import UniformPolicy
+
+    tasks = int(config.eval_tasks)
+    bar.set_description_str(_before_training(config), refresh=True)
+    untrained_result = evaluate(untrained)
+    bar.set_description_str(
+        f"before training: the uniform random policy on the same tasks ({COMPILING} its evaluator)",
+        refresh=True,
+    )
+    uniform = UniformPolicy(config.selection_format, (config.canvas, config.canvas))
+    random_result = make_held_out_evaluator(config, mesh, greedy=False)(uniform)
+    announce(
+        bar,
+        f"held-out success before training, {tasks} tasks: untrained policy (greedy) "
+        f"{untrained_result[HELD_OUT_METRIC]:.1%}, uniform random policy "
+        f"{random_result[HELD_OUT_METRIC]:.1%}",
+    )
+    return {"held_out_tasks": tasks, UNTRAINED: untrained_result, RANDOM: random_result}
+
+
+def _before_training(config: Any) -> str:
+    return (
+        f"before training: the untrained policy on {config.eval_tasks} held-out tasks "
+        f"({COMPILING} the evaluator)"
+    )
+
+
+def curve_references(references: Mapping[str, Any] | None) -> dict[str, float]:
+    """``{label: held-out success}`` of the references the learning curve draws."""
+    if not references:
+        return {}
+    labels = {UNTRAINED: "untrained (update 0)", RANDOM: "uniform random policy"}
+    return {
+        label: float(references[name][HELD_OUT_METRIC])
+        for name, label in labels.items()
+        if HELD_OUT_METRIC in references.get(name, {})
+    }
 
 
 def _non_finite_losses(metrics: Mapping[str, Any]) -> list[str]:
@@ -181,50 +218,6 @@ def _non_finite_error(update: int, bad: list[str], last_checkpoint: Path | None)
     )
 
 
-def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
-
-    # mininterval=0: every update is drawn with its own metrics (updates take >= ~0.1 s)
-    return tqdm(
-        total=total,
-        initial=initial,
-        disable=not enabled,
-        unit="upd",
-        dynamic_ncols=True,
-        mininterval=0,
-        desc=COMPILING,
-    )
-
-
-def progress_postfix(
-    record: Mapping[str, Any], held_out: tuple[int, float] | None, steps_per_second: float
-) -> dict[str, str]:
-    """The bar's labelled metrics for one update's ``record``; ``held_out`` is the newest
-    ``(update, greedy held-out success)`` so far (shown with the update that measured it)."""
-    postfix = {
-        label: f"{value:.3g}"
-        for label, names in PROGRESS_METRICS.items()
-        if (value := _first_present(record, names)) is not None
-    }
-    if held_out is not None:
-        postfix[f"held-out greedy succ@{held_out[0]}"] = f"{held_out[1]:.3g}"
-    return postfix | {"steps/s": f"{steps_per_second:.3g}"}
-
-
-def show_update(
-    bar: Any, done: int, record: Mapping[str, Any], held_out: tuple[int, float] | None
-) -> None:
-    """Draw update ``done`` with its own metrics: the postfix is set *before* the count
-    moves, so the bar never shows one update's metrics under another update's number."""
-    steps = float(record.get(TIME_PREFIX + "env_steps_per_second", math.nan))
-    bar.set_description_str(f"update {done}", refresh=False)
-    bar.set_postfix(progress_postfix(record, held_out, steps), refresh=False)
-    if done > bar.n:
-        bar.update(done - bar.n)
-    else:
-        bar.refresh()
-
-
 def run_training(
     config: Any,
     options: RunOptions,
@@ -235,6 +228,10 @@ def run_training(
     """Train for ``config.num_updates`` updates (continuing from the newest checkpoint with
     ``options.resume``). ``make_train`` defaults to :func:`jaxarc.agents.make_train`;
     ``on_record`` is called with each update's record after its checkpoint (if any).
+
+    With held-out evaluations on, a run that starts at update 0 first evaluates the
+    untrained policy and the uniformly random policy on the held-out tasks and keeps both
+    in ``run_dir/references.json`` (the learning curve draws them).
 
     Raises :class:`NonFiniteLossError` if the loss stops being finite and ``FileExistsError``
     if ``run_dir`` already holds checkpoints and ``resume`` is off.
@@ -260,6 +257,7 @@ def run_training(
         # a damaged newest checkpoint (truncated file, sha256 mismatch) is skipped with a
         # warning: the run continues from the newest intact one
         existing = latest_intact_checkpoint(options.checkpoint_root)
+    untrained = state.policy
     if options.resume and existing is not None:
         loaded = load_checkpoint(existing, state)
         state, start = loaded.state, loaded.update_index
@@ -281,10 +279,34 @@ def run_training(
     last_checkpoint = existing if options.resume else None
     # profile one update after the first (compiling) one, or the only one
     profile_at = min(start + 1, config.num_updates - 1)
-    bar = _progress_bar(config.num_updates, start, options.progress and primary)
+    stages = training_stages(config)
+    first = stage_at(stages, start + 1)
+    references_due = evaluate is not None and start == 0
+    bar = progress_bar(
+        config.num_updates,
+        start,
+        options.progress and primary,
+        _before_training(config)
+        if references_due
+        else (first.compiling() if first is not None else COMPILING),
+    )
     held_out: tuple[int, float] | None = None  # (update, greedy held-out success)
+    references = None
+    compiled: set[str] = set()  # the stages whose update this process has compiled
     try:
+        if references_due:
+            references = reference_policies(config, mesh, untrained, evaluate, bar)
+            compiled.add("held-out")  # the run's evaluator compiled for the untrained policy
+            if primary:
+                write_text_atomic(options.references_path, json.dumps(references, indent=2))
+        elif primary and options.references_path.is_file():
+            references = json.loads(options.references_path.read_text())
+        del untrained
         for index in range(start, config.num_updates):
+            stage = stage_at(stages, index + 1)
+            compiling = stage is not None and stage.name not in compiled
+            if compiling:
+                bar.set_description_str(stage.compiling(), refresh=True)
             profiling = options.profile_dir is not None and index == profile_at
             if profiling:
                 jax.profiler.start_trace(str(options.profile_dir))
@@ -295,6 +317,9 @@ def run_training(
             if profiling:
                 jax.profiler.stop_trace()
             done = index + 1
+            if compiling:
+                compiled.add(stage.name)
+                announce(bar, f"{stage.label}: first update (compile included) {seconds:.0f} s")
             record["total_env_steps"] = done * steps_per_update
             record[TIME_PREFIX + "update_seconds"] = seconds
             record[TIME_PREFIX + "env_steps_per_second"] = steps_per_update / seconds
@@ -306,20 +331,24 @@ def run_training(
                 done % options.eval_every == 0 or done == config.num_updates
             )
             if not bad:
-                show_update(bar, done, record, held_out)
+                show_update(bar, done, record, held_out, stage)
             if evaluate is not None and eval_due and not bad:
-                # (the first evaluation compiles its own program)
-                bar.set_description_str(f"update {done}: held-out evaluation", refresh=True)
+                what = f" ({COMPILING} the evaluator)" if "held-out" not in compiled else ""
+                bar.set_description_str(
+                    f"update {done}: held-out evaluation on {config.eval_tasks} tasks{what}",
+                    refresh=True,
+                )
                 tic = time.perf_counter()
                 record.update(evaluate(state.policy))
                 record[TIME_PREFIX + "eval_seconds"] = time.perf_counter() - tic
+                compiled.add("held-out")
             if log is not None:
                 record = log.write(done, record)
             if bad:
                 raise _non_finite_error(done, bad, last_checkpoint)
             if HELD_OUT_METRIC in record:
                 held_out = (done, float(record[HELD_OUT_METRIC]))
-                show_update(bar, done, record, held_out)
+                show_update(bar, done, record, held_out, stage)
             due = done % options.checkpoint_every == 0 or done == config.num_updates
             if due and primary:
                 last_checkpoint = save_checkpoint(
@@ -342,13 +371,22 @@ def run_training(
 
         records = read_metrics(options.metrics_path)
         if records:
-            try:
-                plot_learning_curve(
-                    records,
-                    options.curve_path,
-                    [m for m in CURVE_METRICS if any(m in r for r in records)],
-                    title=f"{getattr(config, 'source', 'training')} - {len(records)} updates",
-                )
-            except PlottingUnavailableError as err:  # the run itself succeeded
-                print(f"warning: no learning curve drawn: {err}", file=sys.stderr)
-    return TrainingResult(state, records, last_checkpoint)
+            draw_run_curve(config, records, references, options.curve_path)
+    return TrainingResult(state, records, last_checkpoint, references)
+
+
+def draw_run_curve(
+    config: Any, records: list[dict[str, Any]], references: Mapping[str, Any] | None, path: Path
+) -> None:
+    """The run's learning curve (a warning, not an error, without matplotlib)."""
+    source = getattr(config, "source", "training")
+    try:
+        plot_run_curve(
+            records,
+            path,
+            title=f"jaxarc train: {source}, {len(records)} updates, seed {config.seed}",
+            references=curve_references(references),
+            held_out_tasks=int(config.eval_tasks),
+        )
+    except PlottingUnavailableError as err:  # the run itself succeeded
+        print(f"warning: no learning curve drawn: {err}", file=sys.stderr)

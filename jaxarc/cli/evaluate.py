@@ -1,0 +1,168 @@
+"""``jaxarc eval``: the solve rate of a checkpoint (or a zero-learning baseline).
+
+On a task bank (``arc-agi-1/evaluation``, ...) every scored test pair is played ``--attempts``
+times and the report is pass@k by task; a progress bar follows the tasks, and the first
+batch, which compiles the evaluation program, says so. With ``--by-family`` a generator
+(``gen/easy``, ...) is scored greedily on ``--limit`` fresh tasks, overall and per family,
+in one compiled call. Rates are printed in percent; the JSON report keeps fractions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from jaxarc.cli.main import CLIError
+from jaxarc.cli.runtime import add_runtime_flags, positive_int, prepare_runtime
+
+BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    evaluate = subparsers.add_parser(
+        "eval",
+        help="solve rate of a checkpoint (or a baseline): pass@k on ARC test pairs, greedy "
+        "success per family on generated tasks",
+        description="Evaluate a trained checkpoint or a zero-learning baseline: pass@k by task "
+        "over sampled attempts on a task bank (arc-agi-1/evaluation, ...) or on --limit tasks "
+        "of a generator (gen/easy, ...). With --by-family a generator is scored greedily on "
+        "--limit (default 512) fresh tasks, overall and per family, optionally on a larger "
+        "--canvas with grids of at least --min-side cells.",
+    )
+    who = evaluate.add_mutually_exclusive_group(required=True)
+    who.add_argument("--checkpoint", type=Path, metavar="DIR")
+    who.add_argument(
+        "--baseline",
+        choices=BASELINES,
+        help="predictor-rule: flood each region the hand-made cell predictor marks wrong "
+        "with its predicted colour, then submit (no learning; point actions, 10 steps)",
+    )
+    evaluate.add_argument("--source", default="arc-agi-1/evaluation", help="task source")
+    evaluate.add_argument(
+        "--by-family",
+        action="store_true",
+        help="gen/...: greedy success per family on --limit fresh tasks (default 512)",
+    )
+    evaluate.add_argument(
+        "--canvas", type=positive_int, default=None, help="--by-family: canvas side"
+    )
+    evaluate.add_argument(
+        "--min-side", type=int, default=0, help="--by-family: smallest grid side drawn"
+    )
+    evaluate.add_argument("--attempts", type=positive_int, default=2, help="k of pass@k")
+    evaluate.add_argument(
+        "--max-episode-steps", type=positive_int, default=None, help="per attempt"
+    )
+    evaluate.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="first N tasks (generated sources: N new tasks, default the run's eval_tasks)",
+    )
+    evaluate.add_argument("--batch-size", type=positive_int, default=32, metavar="N")
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--out", type=Path, default=None, help="per-task results JSON")
+    add_runtime_flags(evaluate)
+    evaluate.set_defaults(func=run_eval)
+
+
+class EvalProgress:
+    """A progress bar over the evaluated tasks, drawn on stderr from the first call on: its
+    description says that the first batch compiles the evaluation program."""
+
+    def __init__(self, source: str, attempts: int, batch_size: int, enabled: bool = True):
+        self.source, self.attempts, self.batch_size = source, attempts, batch_size
+        self.enabled = enabled
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        from tqdm.auto import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(
+                total=total,
+                unit="task",
+                dynamic_ncols=True,
+                mininterval=0,
+                disable=not self.enabled,
+                desc=f"{self.source}: compiling the evaluation program (first batch of "
+                f"{self.batch_size} episodes)",
+            )
+            return
+        self.bar.set_description_str(f"{self.source}: pass@{self.attempts}", refresh=False)
+        self.bar.update(done - self.bar.n)
+        if done >= total:
+            self.bar.close()
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    primary = prepare_runtime(args)
+    from jaxarc.agents.run.evaluate import EvaluationError, evaluate_checkpoint
+
+    if primary and args.by_family and args.source.startswith("gen/"):
+        print(
+            f"{args.source}: compiling the evaluator, then playing {args.limit or 512} fresh "
+            "tasks in one call",
+            flush=True,
+        )
+    progress = EvalProgress(args.source, args.attempts, args.batch_size, enabled=primary)
+    try:
+        report = evaluate_checkpoint(
+            args.checkpoint,
+            args.source,
+            baseline=args.baseline,
+            attempts=args.attempts,
+            max_episode_steps=args.max_episode_steps,
+            limit=args.limit,
+            batch_size=args.batch_size,
+            seed=args.seed,
+            by_family=args.by_family,
+            canvas=args.canvas,
+            min_side=args.min_side,
+            progress=progress,
+        )
+    except EvaluationError as err:
+        raise CLIError(str(err)) from None
+    finally:
+        if progress.bar is not None:
+            progress.bar.close()
+    where = args.checkpoint or Path("runs") / f"baseline_{args.baseline}"
+    out = args.out or where / f"eval_{args.source.replace('/', '_')}.json"
+    if primary:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        from jaxarc.agents.run.checkpoint import write_text_atomic
+
+        write_text_atomic(out, json.dumps(report, indent=2))  # a full disk keeps the old one
+        print(eval_summary(report, args.attempts))
+        print(f"results: {out}")
+    return 0
+
+
+def percent(rate: float) -> str:
+    """A rate in ``[0, 1]`` as the CLI and the docs print it: ``100%``, ``99.8%``, ``0.25%``."""
+    text = f"{100 * rate:.2f}" if 0 < rate < 0.01 else f"{100 * rate:.1f}"
+    return text.removesuffix(".0") + "%"
+
+
+def eval_summary(report: dict[str, Any], attempts: int) -> str:
+    """What an evaluation report measured, in words (one line, plus one per family)."""
+    if "families" in report:
+        side, _ = report["canvas"]
+        grids = f", grids at least {report['min_side']} cells a side" if report["min_side"] else ""
+        lines = [
+            f"{report['source']}: {percent(report['solve_rate'])} of {report['num_tasks']} "
+            f"fresh tasks solved (greedy actions; canvas {side}x{side}{grids})"
+        ]
+        lines += [
+            f"  {name:16s} {percent(family['solve_rate']):>6s}  of {family['episodes']} tasks"
+            for name, family in report["families"].items()
+        ]
+        return "\n".join(lines)
+    return (
+        f"{report['source']}: solved {report['solved_tasks']} of {report['num_tasks']} tasks "
+        f"(pass@{attempts} by task: {percent(report['solve_rate'])}); test pairs "
+        f"{report['solved_pairs']} of {report['num_pairs']} "
+        f"({percent(report['pair_solve_rate'])})"
+    )

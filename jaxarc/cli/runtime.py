@@ -1,0 +1,85 @@
+"""The runtime flags ``jaxarc train`` and ``jaxarc eval`` share: the persistent XLA
+compilation cache and the multi-process (``jax.distributed``) set-up. None changes a result.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from jaxarc.cli.main import CLIError
+
+
+def default_compile_cache_dir() -> Path:
+    """``xla-compilation-cache`` under the jaxarc cache (``$JAXARC_CACHE_DIR`` or the user's)."""
+    from jaxarc.data.cache import cache_root
+
+    return cache_root() / "xla-compilation-cache"
+
+
+def enable_compile_cache(directory: Path) -> None:
+    """Persist compiled XLA programs in ``directory`` so later runs skip compilation."""
+    import jax
+
+    directory.mkdir(parents=True, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", str(directory))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+def add_runtime_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("runtime (no effect on the results)")
+    group.add_argument(
+        "--compile-cache-dir",
+        type=Path,
+        default=None,
+        help=f"persistent XLA compilation cache (default: {default_compile_cache_dir()})",
+    )
+    group.add_argument(
+        "--no-compile-cache",
+        action="store_true",
+        help="do not read or write the persistent compilation cache",
+    )
+    dist = parser.add_argument_group("multi-process (jax.distributed)")
+    dist.add_argument("--coordinator-address", metavar="HOST:PORT", default=None)
+    dist.add_argument("--num-processes", type=int, metavar="N", default=None)
+    dist.add_argument("--process-id", type=int, metavar="I", default=None)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _distributed_config(args: argparse.Namespace) -> Any:
+    from jaxarc.agents.run.distributed import DistributedConfig
+
+    try:
+        return DistributedConfig(args.coordinator_address, args.num_processes, args.process_id)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+
+
+def join_distributed(args: argparse.Namespace) -> bool:
+    """Join the distributed run (before any JAX work); returns "am I primary"."""
+    from jaxarc.agents.run.distributed import initialize_distributed, is_primary_process
+
+    initialize_distributed(_distributed_config(args))
+    return is_primary_process()
+
+
+def enable_compile_cache_from_args(args: argparse.Namespace) -> None:
+    if not args.no_compile_cache:
+        enable_compile_cache(args.compile_cache_dir or default_compile_cache_dir())
+
+
+def prepare_runtime(args: argparse.Namespace) -> bool:
+    """Join the distributed run and switch on the compile cache; returns "am I primary"."""
+    primary = join_distributed(args)
+    enable_compile_cache_from_args(args)
+    return primary
