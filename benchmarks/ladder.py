@@ -19,6 +19,8 @@ with its date, commit and machine. GRPO runs write their run directories under
   success of the PPO table's meaning: the fraction of episodes solved.
 * ``ppo``: ``examples/purejaxrl_ppo.py`` per rung (budget and seeds in :data:`PPO_RUNS`).
 * ``grpo``: ``jaxarc train`` with the quick preset's settings per rung (:data:`GRPO_RUNS`).
+* ``rl``: reward-only GRPO (``--preset rl``) learning curves per source, 3 seeds, and seed 0
+  without hindsight groups (``ladder_reward.py``).
 """
 
 from __future__ import annotations
@@ -42,23 +44,32 @@ from jaxarc.data.ladder import LADDER, RUNGS, Rung
 from jaxarc.envs.episode import episode_pair
 from jaxarc.grid import operation_ids as ops
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ladder_reward import reward_rows, section_rl  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("rewards", "random", "ppo", "grpo")
+SECTIONS = ("rewards", "random", "ppo", "grpo", "rl")
 PRESETS = ("default", "generic")
 ORACLE_RUNGS = ("gen/ladder-1", "gen/ladder-2", "gen/ladder-3", "gen/ladder-4", "gen/easy")
 PPO_COMMON = ["--num-envs", "64", "--num-steps", "16", "--lr", "2.5e-4"]
-# (rung, reward preset, env steps, seeds): three seeds for rung 1, one for the others
-PPO_RUNS: tuple[tuple[str, str, int, tuple[int, ...]], ...] = (
-    ("gen/ladder-1", "generic", 1_000_000, (0, 1, 2)),
-    ("gen/ladder-1", "default", 500_000, (0,)),
-    ("gen/ladder-2", "generic", 1_000_000, (0,)),
-    ("gen/ladder-3", "generic", 2_000_000, (0,)),
-    ("gen/ladder-3", "default", 1_000_000, (0,)),
-    ("gen/ladder-4", "generic", 1_000_000, (0,)),
-    ("gen/recolour", "generic", 1_000_000, (0,)),
-    ("gen/easy", "generic", 1_000_000, (0,)),
-    ("gen/medium", "generic", 300_000, (0,)),
-    ("ARC-AGI-1", "generic", 100_000, (0,)),
+# the PPO recipe that learns rung 2: a correct SUBMIT pays 10, entropy bonus 0.1
+RECIPE = ("--success-bonus", "10", "--ent-coef", "0.1")
+# (rung, reward preset, env steps, seeds, extra flags, file suffix): three seeds for rung 1
+# and the recipe, one for the others
+PPO_RUNS: tuple[tuple[str, str, int, tuple[int, ...], tuple[str, ...], str], ...] = (
+    ("gen/ladder-1", "generic", 1_000_000, (0, 1, 2), (), ""),
+    ("gen/ladder-1", "default", 500_000, (0,), (), ""),
+    ("gen/ladder-2", "generic", 1_000_000, (0,), (), ""),
+    ("gen/ladder-3", "generic", 2_000_000, (0,), (), ""),
+    ("gen/ladder-3", "default", 1_000_000, (0,), (), ""),
+    ("gen/ladder-4", "generic", 1_000_000, (0,), (), ""),
+    ("gen/recolour", "generic", 1_000_000, (0,), (), ""),
+    ("gen/easy", "generic", 1_000_000, (0,), (), ""),
+    ("gen/medium", "generic", 300_000, (0,), (), ""),
+    ("ARC-AGI-1", "generic", 100_000, (0,), (), ""),
+    ("gen/ladder-1", "generic", 1_000_000, (0, 1, 2), RECIPE, "bonus10_ent01"),
+    ("gen/ladder-2", "generic", 3_000_000, (0, 1, 2), RECIPE, "bonus10_ent01"),
+    ("gen/ladder-3", "generic", 3_000_000, (0,), RECIPE, "bonus10_ent01"),
 )
 # (rung, canvas, extra flags): the quick preset (80 behaviour-cloning + 50 GRPO updates)
 GRPO_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
@@ -267,17 +278,18 @@ def section_ppo(rungs: list[str], out: Path, rerun: bool) -> dict:
     are stored already (``ppo_<rung>_<preset>.json`` and its ``.meta.json``) is reused
     unless ``rerun``."""
     rows = []
-    for name, preset, steps, seeds in PPO_RUNS:
+    for name, preset, steps, seeds, extra, suffix in PPO_RUNS:
         if name not in rungs:
             continue
-        slug = f"ppo_{name.replace('/', '_')}_{preset}"
+        slug = f"ppo_{name.replace('/', '_')}_{preset}" + (f"_{suffix}" if suffix else "")
         json_path, meta_path = out / f"{slug}.json", out / f"{slug}.meta.json"
         if not rerun and json_path.exists() and meta_path.exists():
             meta = json.loads(meta_path.read_text())
         else:
             command = [sys.executable, "examples/purejaxrl_ppo.py"]
             command += ["--env", name, "--reward-preset", preset]
-            command += ["--total-timesteps", str(steps), *PPO_COMMON, "--seed", *map(str, seeds)]
+            command += ["--total-timesteps", str(steps), *PPO_COMMON, *extra]
+            command += ["--seed", *map(str, seeds)]
             command += ["--json", str(json_path.relative_to(ROOT))]
             load_before = load()
             wall, log = _run(["nice", "-n", "5", *command])
@@ -293,7 +305,7 @@ def section_ppo(rungs: list[str], out: Path, rerun: bool) -> dict:
         results = json.loads(json_path.read_text()) if json_path.exists() else []
         for r in results:
             r.pop("config", None)
-        rows.append({"rung": name, "preset": preset, **meta, "seeds": results})
+        rows.append({"rung": name, "preset": preset, "suffix": suffix, **meta, "seeds": results})
         print(json.dumps({k: v for k, v in rows[-1].items() if k != "log_tail"})[:600])
     return {"rows": rows}
 
@@ -370,14 +382,15 @@ def _ppo_cells(row: dict | None) -> tuple[str, str]:
 
 def report(out: Path, docs: Path | None = None) -> str:
     """The tables as markdown (``<out>/ladder.md``); with ``docs``, also written between the
-    ``<!-- ladder:baseline -->`` / ``<!-- ladder:scripted -->`` markers of that file."""
+    ``<!-- ladder:baseline -->`` / ``<!-- ladder:scripted -->`` / ``<!-- ladder:reward -->``
+    markers of that file."""
 
     def read(section: str) -> dict:
         path = out / f"{section}.json"
         return json.loads(path.read_text()) if path.exists() else {"rows": []}
 
     random_rows = {(r["rung"], r["preset"]): r for r in read("random")["rows"]}
-    ppo_rows = {(r["rung"], r["preset"]): r for r in read("ppo")["rows"]}
+    ppo_rows = {(r["rung"], r["preset"], r.get("suffix", "")): r for r in read("ppo")["rows"]}
     grpo_rows = {r["rung"]: r for r in read("grpo")["rows"]}
     baseline = [
         "| rung | flat actions | random | PPO greedy success (per seed) | PPO env steps, "
@@ -387,7 +400,7 @@ def report(out: Path, docs: Path | None = None) -> str:
     ]
     for rung in LADDER:
         rnd = random_rows.get((rung.name, "generic"))
-        ppo_success, ppo_cost = _ppo_cells(ppo_rows.get((rung.name, "generic")))
+        ppo_success, ppo_cost = _ppo_cells(ppo_rows.get((rung.name, "generic", "")))
         grpo = grpo_rows.get(rung.name)
         grpo_success = _pct(grpo["eval_success"]) if grpo else "not run"
         grpo_cost = "-"
@@ -404,13 +417,14 @@ def report(out: Path, docs: Path | None = None) -> str:
             f"{grpo_success} | {grpo_cost} |"
         )
     baseline += ["", "The same PPO under the `default` reward preset:", ""]
-    for (name, preset), row in ppo_rows.items():
+    for (name, preset, _), row in ppo_rows.items():
         if preset == "default":
             success, cost = _ppo_cells(row)
             baseline.append(f"* `{name}`: greedy success {success} ({cost})")
     baseline += ["", "The commands, each with its date, commit and machine:", ""]
     for row in ppo_rows.values():
-        slug = f"ppo_{row['rung'].replace('/', '_')}_{row['preset']}"
+        suffix = f"_{row['suffix']}" if row.get("suffix") else ""
+        slug = f"ppo_{row['rung'].replace('/', '_')}_{row['preset']}{suffix}"
         when = _when(row, out / f"{slug}.meta.json")
         baseline.append(f"* `{plain_command(row['command'])}`: {when}")
     for row in grpo_rows.values():
@@ -429,7 +443,25 @@ def report(out: Path, docs: Path | None = None) -> str:
         rnd = random_rows.get((r["rung"], r["preset"]))
         cells.append(f"{rnd['mean_return']:+.3f} ({_pct(rnd['success'])})" if rnd else "-")
         scripted.append(f"| `{r['rung']}` | {r['preset']} | " + " | ".join(cells) + " |")
-    parts = {"baseline": "\n".join(baseline), "scripted": "\n".join(scripted)}
+
+    def ppo_cell(source: str, suffix: str) -> str:
+        row = ppo_rows.get((source, "generic", suffix))
+        if not row or not row["seeds"]:
+            return "not run"
+        steps = row["seeds"][0]["env_steps"]
+        return f"{_ppo_cells(row)[0]} ({steps / 1e6:.1f}M steps)"
+
+    def grpo_cell(source: str) -> str:
+        if source in grpo_rows:
+            return f"{_pct(grpo_rows[source]['eval_success'])} (seed 0)"
+        return GRPO_CITED.get(source, ("not run",))[0]
+
+    reward = reward_rows(out, ppo_cell, grpo_cell)
+    parts = {
+        "baseline": "\n".join(baseline),
+        "scripted": "\n".join(scripted),
+        "reward": "\n".join(reward),
+    }
     text = "\n\n".join(parts.values()) + "\n"
     (out / "ladder.md").write_text(text)
     if docs is not None:
@@ -461,6 +493,8 @@ def main() -> None:
             result = section_random(args.rungs)
         elif section == "ppo":
             result = section_ppo(args.rungs, out, args.rerun)
+        elif section == "rl":
+            result = section_rl(args.rungs, out)
         else:
             result = section_grpo(args.rungs, out, args.rerun)
         path = out / f"{section}.json"
