@@ -85,9 +85,10 @@ def read_curve(path: Path) -> dict | None:
     if not path.exists():
         return None
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    header, rows = lines[0], [r for r in lines[1:] if "update" in r]
-    if not rows:
+    rows = [r for r in lines[1:] if "update" in r]
+    if not rows:  # (a run still compiling)
         return None
+    header = lines[0]
     steps_per_update = next((r["env_steps"] for r in rows if "env_steps" in r), 0.0)
     first = next((r for r in rows if r["heldout_greedy"] >= SUCCESS), None)
     return {
