@@ -134,10 +134,11 @@ def reward_rows(out: Path, ppo_cells, grpo_cells) -> list[str]:
     """The markdown table and the commands under it. ``ppo_cells(source, suffix)`` and
     ``grpo_cells(source)`` give the other agents' cells (from ladder.py's stored runs)."""
     table = [
-        "| source | random | untrained | reward-only GRPO: held-out greedy success (per seed) "
+        "| source | uniform random / untrained (GRPO's actions) "
+        "| reward-only GRPO: held-out greedy success (per seed) "
         "| first evaluation at >=90% (per seed) | no hindsight groups (seed 0) "
         "| PPO, generic preset | PPO + success bonus 10, entropy 0.1 | BC + GRPO (quick) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     commands = []
     for source, _, _ in RL_RUNS:
@@ -151,7 +152,7 @@ def reward_rows(out: Path, ppo_cells, grpo_cells) -> list[str]:
         reached = "; ".join(_reached(c) for c in curves) or "-"
         no_hs = f"{_pct(plain['best'])} (best of {plain['updates']:,} updates)" if plain else "-"
         table.append(
-            f"| `{source}` | {_pct(ref['random'])} | {_pct(ref['untrained'])} | {success} | "
+            f"| `{source}` | {_pct(ref['random'])} / {_pct(ref['untrained'])} | {success} | "
             f"{reached} | {no_hs} | {ppo_cells(source, '')} | "
             f"{ppo_cells(source, 'bonus10_ent01')} | {grpo_cells(source)} |"
         )
