@@ -70,9 +70,6 @@ PPO_RUNS: tuple[tuple[str, str, int, tuple[int, ...], tuple[str, ...], str], ...
     ("gen/ladder-1", "generic", 1_000_000, (0, 1, 2), RECIPE, "bonus10_ent01"),
     ("gen/ladder-2", "generic", 3_000_000, (0, 1, 2), RECIPE, "bonus10_ent01"),
     ("gen/ladder-3", "generic", 3_000_000, (0,), RECIPE, "bonus10_ent01"),
-    ("gen/ladder-4", "generic", 3_000_000, (0,), RECIPE, "bonus10_ent01"),
-    ("gen/recolour", "generic", 3_000_000, (0,), RECIPE, "bonus10_ent01"),
-    ("gen/easy", "generic", 3_000_000, (0,), RECIPE, "bonus10_ent01"),
 )
 # (rung, canvas, extra flags): the quick preset (80 behaviour-cloning + 50 GRPO updates)
 GRPO_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (

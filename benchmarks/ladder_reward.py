@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # (source, at most minutes per run, extra --set fields): the rungs and gen/easy run the
-# preset's 600 updates (the minutes only bound a slow machine), gen/medium 30 minutes
+# preset's 600 updates (the minutes only bound a slow machine), gen/medium 25 minutes
 RL_RUNS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     ("gen/ladder-1", 20, ()),
     ("gen/ladder-2", 20, ()),
@@ -29,7 +29,7 @@ RL_RUNS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     ("gen/ladder-4", 20, ()),
     ("gen/recolour", 20, ()),
     ("gen/easy", 20, ()),
-    ("gen/medium", 30, ("num_updates=100000",)),
+    ("gen/medium", 25, ("num_updates=100000",)),
 )
 RL_SEEDS = (0, 1, 2)
 NO_HINDSIGHT = ("grpo.hindsight_fraction=0",)
