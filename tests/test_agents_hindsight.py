@@ -168,6 +168,7 @@ def test_rl_preset_plays_each_source_in_the_action_format_it_needs():
     assert (rung.canvas, rung.selection_format, rung.bc_updates) == (5, "point", 0)
     medium = TrainConfig.preset("rl", source="gen/medium")
     assert (medium.canvas, medium.selection_format, medium.allowed_operations) == (8, "bbox", None)
+    assert (rung.hindsight_groups, medium.hindsight_groups) == (8, 4)  # half; a quarter (bbox)
     bank = TrainConfig.preset("rl", source="arc-agi-1/training")
     assert (bank.canvas, bank.selection_format) == (30, "bbox")
     for config in (rung, medium, bank, TrainConfig.preset("rl")):
