@@ -10,6 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from env_helpers import make_bank, make_task, recolour_task
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from jaxarc.envs import (
     BboxAction,
@@ -287,16 +289,14 @@ def small_sb3(num_envs: int = 2, **kwargs):
 
 
 PAINT = ops.FILL_0 + 3
-MASK_OF = {  # a 5x5 mask: the top-left cell holds ``value``, the next one 1
-    value: np.array([[value, 1, 0, 0, 0]] + [[0] * 5] * 4, dtype=object)
-    for value in (2, 0.3, -1, "x")
-}
 
 
-def _mask(value) -> np.ndarray:
-    mask = MASK_OF[value]
-    kinds = {int: np.int64, float: np.float64, str: np.str_}
-    return mask.astype(kinds[type(value)])
+def _mask(value, shape: tuple[int, int] = (5, 5)) -> np.ndarray:
+    """A mask whose top-left cell holds ``value`` and the next one 1 (0 elsewhere), of the
+    dtype ``value`` gives NumPy."""
+    mask = np.zeros(shape, dtype=np.asarray(value).dtype)
+    mask[0, 0], mask[0, 1] = value, 1
+    return mask
 
 
 @pytest.mark.parametrize("value", [2, 0.3, -1, "x"], ids=repr)
@@ -325,7 +325,7 @@ def _painted(grid, before) -> tuple[bool, bool]:
 
 
 def test_traced_integer_masks_select_their_ones_and_fail_validation(task) -> None:
-    mask = jnp.asarray(_mask(2), dtype=jnp.int32)  # cell (0, 0) holds 2, cell (0, 1) holds 1
+    mask = jnp.asarray(_mask(2, CANVAS), dtype=jnp.int32)  # (0, 0) holds 2, (0, 1) holds 1
     for validate in (False, True):
         cfg = config("mask", validate=validate)
         state, _ = arc_reset(jax.random.key(0), cfg, task, pair_index=0)
@@ -343,7 +343,8 @@ def test_traced_integer_masks_select_their_ones_and_fail_validation(task) -> Non
         else:  # the cell holding 2 selects nothing (never True), the one holding 1 paints
             assert _painted(step(mask)[0].grid, state.grid) == (False, True)
             assert _painted(batched(mask[None])[0].grid[0], state.grid) == (False, True)
-    # the gymnax face and the Jumanji face by the same rule
+    # the gymnax face and the Jumanji face by the same rule (on the 5x5 canvas of their bank)
+    mask = jnp.asarray(_mask(2), dtype=jnp.int32)
     for validate in (False, True):
         env, params = small_env("mask", validate=validate)
         _, state = env.reset(jax.random.key(0), params)
@@ -386,7 +387,7 @@ def test_flat_and_vector_actions_refuse_what_is_not_an_integer(value) -> None:
     jumanji = jumanji_env()
     jstate, _ = jumanji.reset(jax.random.key(0))
     with pytest.raises(TypeError, match="action"):
-        jumanji.step(jstate, np.array([value, 0, 0]) if not isinstance(value, str) else value)
+        jumanji.step(jstate, np.array([value, value, value]))
     with pytest.raises(TypeError, match="action"):  # old: [1.7, 0, 0] ran as FILL_1
         jumanji.step(jstate, jnp.array([1.7, 0.0, 0.0]))
     with pytest.raises(TypeError, match="action"):
@@ -439,3 +440,60 @@ def test_out_of_range_flat_actions_are_refused_or_a_no_op_never_another_cell() -
             np.testing.assert_array_equal(after.grid, state.grid)
             assert int(after.step_count) == 1  # a step all the same
             assert int(after.history[0, 0]) == -1  # recorded as the no-op it was
+
+
+@functools.cache
+def fuzzed_gym():
+    """One flat Gymnasium env for every fuzzed example (its step compiles once)."""
+    return small_gym(flat=True)
+
+
+FUZZED = st.one_of(
+    st.integers(-3, 900),  # around Discrete(875), the small env's flat space
+    st.integers(2**31, 2**40),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=3),
+    st.none(),
+    st.lists(st.integers(-2, 40), max_size=5),  # vectors of any length
+    st.lists(st.floats(-2, 40), min_size=3, max_size=3),
+)
+
+
+def _integer(value) -> int | None:
+    """``value`` as the integer the rule takes it for, or ``None`` if it refuses it."""
+    if isinstance(value, bool | np.bool_ | str) or value is None:
+        return None
+    integral = isinstance(value, float) and np.isfinite(value) and value == round(value)
+    if not (isinstance(value, int | np.integer) or integral):
+        return None
+    number = int(value)
+    return number if -(2**31) <= number < 2**31 else None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=FUZZED)
+def test_fuzzed_actions_are_taken_when_the_rule_takes_them_and_refused_by_name_otherwise(value):
+    """Flat actions (Gymnasium, gymnax) and Jumanji vectors: a value runs only if the rule of
+    docs/environment.md takes it (never coerced), and is otherwise a TypeError or
+    ValueError that names the action (never another error)."""
+    env, params = flat_env()
+    _, state = env.reset(jax.random.key(0), params)
+    jumanji = jumanji_env()
+    jstate, _ = jumanji.reset(jax.random.key(0))
+    index = None if isinstance(value, list) else _integer(value)
+    flat_ok = index is not None and 0 <= index < 875
+    parts = [_integer(v) for v in value] if isinstance(value, list) else []
+    vector_ok = len(parts) == 3 and None not in parts
+    for run, ok in [
+        (lambda: fuzzed_gym().step(value), flat_ok),
+        (lambda: env.step(jax.random.key(1), state, value, params), flat_ok),
+        (lambda: jumanji.step(jstate, value), vector_ok),
+    ]:
+        try:
+            run()
+        except (TypeError, ValueError) as err:
+            assert not ok, f"{value!r} refused: {err}"
+            assert "action" in str(err)
+        else:
+            assert ok, f"{value!r} was taken"

@@ -25,10 +25,21 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _traced_list_as_array(value: Any) -> Any:
+    """A list or tuple holding traced values (a list passed through ``jit``) as one traced
+    array, checked by its dtype like any traced value; anything else unchanged."""
+    if isinstance(value, list | tuple) and any(
+        isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(value)
+    ):
+        return jax.numpy.asarray(value)
+    return value
+
+
 def check_integers(value: Any, name: str) -> Any:
     """``value`` unchanged if it holds int32-range integers; else a ``TypeError`` (not
     integers: fractional or non-finite floats, bools, strings) or ``ValueError`` (outside
     int32) naming ``name``. Concrete floats with integral values (``2.0``) are integers."""
+    value = _traced_list_as_array(value)
     if isinstance(value, jax.core.Tracer):
         if not jax.numpy.issubdtype(value.dtype, jax.numpy.integer):
             raise TypeError(
@@ -73,6 +84,7 @@ def check_mask(value: Any, name: str) -> Any:
     one rule of docs/environment.md (a cell selects when it holds 1; with validation any
     other value than 0 or 1 is an error).
     """
+    value = _traced_list_as_array(value)
     if isinstance(value, jax.core.Tracer):
         if value.dtype == np.bool_ or jax.numpy.issubdtype(value.dtype, jax.numpy.integer):
             return value

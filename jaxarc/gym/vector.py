@@ -56,6 +56,7 @@ from jaxarc.gym.spaces import (
 from jaxarc.gym.vector_calls import (
     info_arrays,
     merge,
+    renew_pool,
     slots,
     vector_reset,
     vector_reset_at,
@@ -145,7 +146,6 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self._pending_reset = np.zeros(num_envs, dtype=bool)
         self._context_at_reset = config.environment.episode_context == "at_reset"
         self._pool = self.backend.task_pool  # (generated sources; renewed as envs reset)
-        self._refresh = jnp.int32(self.task_refresh if self._pool is not None else 0)
 
     @property
     def task_pool(self):
@@ -188,15 +188,13 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         keys = jax.random.split(root, self.num_envs)
         self._key = jax.random.fold_in(root, self.num_envs)
         kept = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
-        order = np.concatenate([kept, np.setdiff1d(np.arange(self.num_envs), kept)])
-        states, obs, context, self._pool = vector_reset(
+        self._renew_pool(root, kept, derive=False)
+        states, obs, context = vector_reset(
             keys,
             jnp.asarray(task_indices),
             jnp.asarray(pair_indices),
             self.backend.reward_params,
             self._pool,
-            jnp.minimum(self._refresh, len(kept)),
-            jnp.asarray(order, dtype=jnp.int32),
             **self._static,
         )
         if mask is None:
@@ -235,6 +233,7 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
         pending = np.flatnonzero(self._pending_reset) if next_step else np.zeros(0, np.int32)
         padded = jnp.asarray(slots(pending, self.num_envs)) if len(pending) else None
+        self._renew_pool(self._key, pending, derive=True)  # (the step's resets draw from it)
         out = vector_step(
             self._states,
             structured,
@@ -242,12 +241,10 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             self._key,
             self.backend.reward_params,
             self._pool,
-            self._refresh,
             mode=self.autoreset_mode.value,
             **self._static,
         )
-        self._states, self._obs, reward, terminated, truncated, self._key, reset_key, ctx = out[:8]
-        self._pool = out[8]
+        self._states, self._obs, reward, terminated, truncated, self._key, reset_key, ctx = out
         host = jax.device_get(
             (self._obs, reward, terminated, truncated, info_arrays(self._states), ctx)
         )
@@ -262,14 +259,14 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             final_obs = host_obs
             host_obs = {k: np.array(v) for k, v in host_obs.items()}  # (host arrays: read-only)
             final_info = host_info
-            self._states, self._obs, ctx, row_obs, self._pool = vector_reset_at(
+            self._renew_pool(reset_key, ended_envs, derive=False)
+            self._states, self._obs, ctx, row_obs = vector_reset_at(
                 self._states,
                 self._obs,
                 jnp.asarray(slots(ended_envs, self.num_envs)),
                 reset_key,
                 self.backend.reward_params,
                 self._pool,
-                self._refresh,
                 **self._static,
             )
             row_obs, ctx, host_info = jax.device_get((row_obs, ctx, info_arrays(self._states)))
@@ -284,6 +281,24 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             ended if self.autoreset_mode != AutoresetMode.SAME_STEP else ended & False
         )
         return host_obs, reward, terminated, truncated, info
+
+    def _renew_pool(self, key, envs: np.ndarray, derive: bool) -> None:
+        """Renew the pool slots the first ``task_refresh`` of ``envs`` will draw when they
+        reset from ``key`` (see :func:`~jaxarc.gym.vector_calls.renew_pool`)."""
+        if self._pool is None or self.task_refresh == 0 or len(envs) == 0:
+            return
+        first = np.full(self.task_refresh, self.num_envs, dtype=np.int32)
+        count = min(self.task_refresh, len(envs))
+        first[:count] = envs[:count]
+        self._pool = renew_pool(
+            self._pool,
+            key,
+            jnp.asarray(first),
+            jnp.int32(count),
+            source_ref=self._static["source_ref"],
+            num_envs=self.num_envs,
+            derive=derive,
+        )
 
     def _context_info(self, context, envs: np.ndarray) -> dict:
         """``episode_context`` (a dict of arrays, one row per new episode) and

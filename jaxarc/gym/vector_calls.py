@@ -1,10 +1,9 @@
 """The compiled calls of the Gymnasium vector env (:mod:`jaxarc.gym.vector`).
 
-One jitted call per step for every environment: the batched step, the autoresets of the
-environments at given indices (only those: their indices, padded to a power of two by
-:func:`slots`, go into the call) and, for generated sources, the renewal of the task pool
-as environments reset (:func:`~jaxarc.envs.task_pool.refresh_drawn_slots`): the pool is
-an input and an output of every call, kept by the vector env between them.
+One jitted call per step for every environment: the batched step and the autoresets of
+the environments at given indices (only those: their indices, padded to a power of two by
+:func:`slots`, go into the call). For generated sources, :func:`renew_pool` renews the task
+pool (kept by the vector env between calls) just before environments reset from it.
 """
 
 from __future__ import annotations
@@ -31,19 +30,8 @@ def info_arrays(states) -> dict:
     }
 
 
-def _reset_rows(
-    keys, task_indices, pair_indices, reward_params, pool, refresh, config, source_ref, order=None
-):
-    """Reset one environment per key: ``(states, observations, episode contexts, pool)``.
-
-    With a task pool, the first ``refresh`` rows (of ``order``, a permutation of the rows,
-    when given) first renew the slot their reset draws
-    (:func:`~jaxarc.envs.task_pool.refresh_drawn_slots`): they play newly generated tasks,
-    which stay in the returned pool.
-    """
-    if pool is not None:
-        renewing = keys if order is None else keys[order]
-        pool = refresh_drawn_slots(pool, source_ref.source, renewing, refresh)
+def _reset_rows(keys, task_indices, pair_indices, reward_params, pool, config, source_ref):
+    """Reset one environment per key: ``(states, observations, episode contexts)``."""
 
     def one(key, task_index, pair_index):
         state, _, _ = reset_state(
@@ -54,7 +42,7 @@ def _reset_rows(
             context = episode_context(state, config)
         return state, observe(state, config), context
 
-    return (*jax.vmap(one)(keys, task_indices, pair_indices), pool)
+    return jax.vmap(one)(keys, task_indices, pair_indices)
 
 
 def _scatter(batch, rows, indices):
@@ -62,27 +50,25 @@ def _scatter(batch, rows, indices):
     return jax.tree.map(lambda b, r: b.at[indices].set(r, mode="drop"), batch, rows)
 
 
-def _reset_at(states, obs, indices, reset_key, reward_params, pool, refresh, config, source_ref):
-    """Reset the environments at ``indices`` (ascending, padded with ``num_envs``) and only
-    those; the first ``refresh`` of them renew the pool slot they draw.
+def _reset_at(states, obs, indices, reset_key, reward_params, pool, config, source_ref):
+    """Reset the environments at ``indices`` (padded with ``num_envs``) and only those.
 
     Environment ``i`` resets from ``jax.random.split(reset_key, num_envs)[i]``, so the result
-    does not depend on the padding; which task it plays depends on the others resetting
-    with it only through the pool's renewal (whether it is among the first ``refresh``).
+    does not depend on the padding, nor on which other environments reset with it (the
+    pool's renewal, :func:`renew_pool`, is done before, by its own call).
     """
     num_envs = states.step_count.shape[0]
     keys = jax.random.split(reset_key, num_envs)[jnp.minimum(indices, num_envs - 1)]
     minus_one = jnp.full(indices.shape, -1, jnp.int32)
-    refresh = jnp.minimum(refresh, jnp.sum(indices < num_envs, dtype=jnp.int32))
-    rows, row_obs, context, pool = _reset_rows(
-        keys, minus_one, minus_one, reward_params, pool, refresh, config, source_ref
+    rows, row_obs, context = _reset_rows(
+        keys, minus_one, minus_one, reward_params, pool, config, source_ref
     )
-    return _scatter(states, rows, indices), _scatter(obs, row_obs, indices), context, pool
+    return _scatter(states, rows, indices), _scatter(obs, row_obs, indices), context
 
 
 @functools.partial(jax.jit, static_argnames=("config", "source_ref", "mode"))
 def vector_step(
-    states, actions, reset_indices, key, reward_params, pool, refresh, *, config, source_ref, mode
+    states, actions, reset_indices, key, reward_params, pool, *, config, source_ref, mode
 ):
     """Step every environment; in ``NEXT_STEP`` mode also reset those at ``reset_indices``.
 
@@ -95,35 +81,44 @@ def vector_step(
     context = None
     if mode == NEXT_STEP and reset_indices is not None:
         pending = jnp.zeros(reward.shape, jnp.bool_).at[reset_indices].set(True, mode="drop")
-        stepped, obs, context, pool = _reset_at(
-            stepped, obs, reset_indices, reset_key, reward_params, pool, refresh, *static
+        stepped, obs, context = _reset_at(
+            stepped, obs, reset_indices, reset_key, reward_params, pool, *static
         )
         reward = jnp.where(pending, jnp.float32(0.0), reward)
         terminated = terminated & ~pending
         truncated = truncated & ~pending
-    return stepped, obs, reward, terminated, truncated, key, reset_key, context, pool
+    return stepped, obs, reward, terminated, truncated, key, reset_key, context
 
 
 @functools.partial(jax.jit, static_argnames=("config", "source_ref"))
-def vector_reset_at(
-    states, obs, indices, reset_key, reward_params, pool, refresh, *, config, source_ref
-):
+def vector_reset_at(states, obs, indices, reset_key, reward_params, pool, *, config, source_ref):
     """``SAME_STEP``: reset the environments at ``indices`` after the step ended them."""
-    states, obs, context, pool = _reset_at(
-        states, obs, indices, reset_key, reward_params, pool, refresh, config, source_ref
+    states, obs, context = _reset_at(
+        states, obs, indices, reset_key, reward_params, pool, config, source_ref
     )
-    return states, obs, context, jax.tree.map(lambda x: x[indices], obs), pool
+    return states, obs, context, jax.tree.map(lambda x: x[indices], obs)
 
 
 @functools.partial(jax.jit, static_argnames=("config", "source_ref"))
-def vector_reset(
-    keys, task_indices, pair_indices, reward_params, pool, refresh, order, *, config, source_ref
-):
-    """Reset every environment: ``(states, observations, episode contexts, pool)``; the
-    first ``refresh`` rows of ``order`` (those kept first) renew the pool."""
-    return _reset_rows(
-        keys, task_indices, pair_indices, reward_params, pool, refresh, config, source_ref, order
-    )
+def vector_reset(keys, task_indices, pair_indices, reward_params, pool, *, config, source_ref):
+    """Reset every environment: ``(states, observations, episode contexts)``."""
+    return _reset_rows(keys, task_indices, pair_indices, reward_params, pool, config, source_ref)
+
+
+@functools.partial(jax.jit, static_argnames=("source_ref", "num_envs", "derive"))
+def renew_pool(pool, key, envs, count, *, source_ref, num_envs, derive):
+    """The task pool with the slots drawn by the resets of the environments ``envs[:count]``
+    made anew (:func:`~jaxarc.envs.task_pool.refresh_drawn_slots`), before those resets.
+
+    Environment ``i`` resets from ``jax.random.split(reset_key, num_envs)[i]`` (a step's
+    autoreset: ``reset_key`` is the second half of ``jax.random.split(key)`` when
+    ``derive``, as :func:`vector_step` splits it; ``key`` itself otherwise), so the keys
+    here are the resets' own. A call of its own: the generator is compiled once per
+    ``len(envs)``, not into every shape of the step.
+    """
+    reset_key = jax.random.split(key)[1] if derive else key
+    keys = jax.random.split(reset_key, num_envs)[jnp.minimum(envs, num_envs - 1)]
+    return refresh_drawn_slots(pool, source_ref.source, keys, count)
 
 
 @jax.jit
