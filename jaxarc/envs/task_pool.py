@@ -3,7 +3,7 @@
 A generated source (``gen/...``) makes a task in about a millisecond of CPU (``gen/easy``;
 tens of microseconds for the 4x4 ladder rungs), thousands of times slower than a bank reads
 one. The batched faces therefore reset from a **pool** of generated tasks (``N`` tasks with
-a leading axis, :class:`~jaxarc.data.bank.Task` leaves), choosing a slot per reset as a
+a leading axis, :class:`~jaxarc.data.source.Task` leaves), choosing a slot per reset as a
 bank chooses a task (:func:`~jaxarc.envs.reset.pool_slot`). The functions here make a
 pool and renew it:
 
@@ -26,8 +26,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Int32, PRNGKeyArray
 
-from jaxarc.data.bank import Task
-from jaxarc.data.source import AbstractTaskSource
+from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.envs.reset import pool_slot, reset_draws
 
 
