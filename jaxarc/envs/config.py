@@ -263,6 +263,10 @@ def config_from_options(
     for name in REWARD_OPTIONS:  # (named with their owner, before RewardParams sees them)
         if name in options:
             check_number(options[name], name, owner)
+            if np.ndim(options[name]) != 0:  # (per-environment weights go in RewardParams)
+                raise TypeError(
+                    f"{name} of {owner} must be one finite number, got {options[name]!r}"
+                )
     reward = RewardParams.preset(
         reward_preset, **{k: options[k] for k in REWARD_OPTIONS if k in options}
     )
