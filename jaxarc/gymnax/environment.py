@@ -331,9 +331,13 @@ class ArcEnvironment(environment.Environment):
         return state.terminated | state.truncated
 
     def action_space(self, params: ArcEnvParams | None = None) -> StructuredActionSpace:
+        """The structured actions of the config's ``selection_format``."""
         return StructuredActionSpace(self.config)
 
     def observation_space(self, params: ArcEnvParams | None = None) -> spaces.Dict:
+        """The observation dict. On a generated source the observed tasks are those of the
+        task pool in ``params`` (``task_pool_size`` tasks, fixed until
+        ``params = env.refresh_task_pool(key, params)``; ``repr(env)`` says so)."""
         return observation_space(self.config, self.task_source.max_demos)
 
     def __repr__(self) -> str:
