@@ -268,15 +268,21 @@ def make_train(config: PPOConfig):
         return {"runner_state": runner_state, "metrics": metric}
 
     def evaluate(params, rng):
-        """Greedy success rate on ``EVAL_EPISODES`` fresh episodes (new tasks)."""
+        """Greedy success rate on ``EVAL_EPISODES`` fresh episodes (new tasks).
+
+        A generated source's resets draw from the task pool of the params they get, and
+        training played the pool of ``env_params``: the evaluation draws from a new pool
+        (a bank's params have none and are unchanged)."""
         _, static = eqx.partition(
             ActorCritic(obs_dim, num_actions, config.hidden, jax.random.key(0), config.one_hot),
             eqx.is_array,
         )
         model = eqx.combine(params, static)
         count = config.eval_episodes
+        rng, pool_rng = jax.random.split(rng)
+        eval_params = env.refresh_task_pool(pool_rng, env_params)
         reset_keys = jax.random.split(rng, count)
-        obs, state = jax.vmap(env.reset, in_axes=(0, None))(reset_keys, env_params)
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(reset_keys, eval_params)
 
         def step(carry, key):
             obs, state, finished, solved = carry
@@ -284,7 +290,7 @@ def make_train(config: PPOConfig):
             keys = jax.random.split(key, count)
             obs, state, _, terminated, truncated, info = jax.vmap(
                 env.step, in_axes=(0, 0, 0, None)
-            )(keys, state, jnp.argmax(logits, axis=-1), env_params)
+            )(keys, state, jnp.argmax(logits, axis=-1), eval_params)
             ends = (terminated | truncated) & ~finished
             return (obs, state, finished | ends, solved | (ends & info["success"])), None
 

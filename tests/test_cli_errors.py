@@ -72,6 +72,15 @@ BAD_ARGUMENTS = [
     (["eval"], "--checkpoint"),
     (["eval", "--checkpoint", "ckpt"], "ckpt"),
     (["eval", "--checkpoint", "ckpt", "--attempts", "0"], "--attempts"),
+    (["eval", "--baseline", "predictor-rule", "--by-family"], "--by-family"),
+    (
+        ["eval", "--baseline", "predictor-rule", "--source", "gen/easy", "--min-side", "-3"],
+        "--min-side",
+    ),
+    (
+        ["eval", "--baseline", "predictor-rule", "--source", "gen/easy", "--canvas", "256"],
+        "--canvas",
+    ),
     # data
     (["data"], "ACTION"),
     (["data", "wipe"], "wipe"),
@@ -89,6 +98,9 @@ BAD_ARGUMENTS = [
     (["render", "nosuchtask"], "nosuchtask"),
     (["render", "t", "--source", "no-such-source"], "no-such-source"),
     (["render", "t", "--source", "tasks", "--cell-size", "0"], "--cell-size"),
+    (["render", "t", "--source", "tasks", "--cell-size", "100000"], "--cell-size"),
+    (["render", "t", "--source", "tasks", "--format", "svg", "--out", "x.png"], "--format svg"),
+    (["render", "t", "--source", "tasks", "--format", "ansi", "--out", "x.txt"], "--out"),
     (["render", "t", "--source", "tasks", "--out", "t.gif"], "t.gif"),
     (["render", "t", "--source", "tasks", "--format", "jpeg"], "jpeg"),
     (["render", "t", "--source", "gen/easy"], "gen/easy#<i>"),

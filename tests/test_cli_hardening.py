@@ -4,6 +4,7 @@ are found by ``jaxarc.make`` and Gymnasium, and ``jaxarc eval`` takes generated 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -133,3 +134,97 @@ def test_render_draws_a_generated_task(workdir, capsys):
     """Render takes generated sources (ids as `jaxarc eval` names them)."""
     assert main(["render", "gen/easy#1", "--source", "gen/easy", "--format", "ansi"]) == 0
     assert "gen/easy#1 demo 0 input" in capsys.readouterr().out
+
+
+# -- flags the commands would ignore, values they would fail on ------------------------------
+
+
+def _error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "internal error" not in err and "Traceback" not in err
+    assert len(err.splitlines()) == 1, err  # one line, as every CLI message
+    return err
+
+
+def _exit_code(argv: list[str]) -> int:
+    """``main``'s exit code, also where argparse refuses a flag's value (``SystemExit``)."""
+    try:
+        return main(argv)
+    except SystemExit as exit_info:
+        return exit_info.code
+
+
+EVAL = ["eval", "--baseline", "predictor-rule", "--no-compile-cache"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        # old: a plain pass@k report on the bank, --by-family said nothing
+        (["--source", "arc-agi-1/evaluation", "--by-family"], "--by-family .* gen/"),
+        (["--source", "gen/easy", "--by-family", "--min-side", "-3"], "--min-side"),  # old: ok
+        (["--source", "gen/easy", "--by-family", "--canvas", "256"], "--canvas"),  # old: internal
+        (["--source", "gen/easy", "--by-family", "--canvas", "8", "--min-side", "9"], "exceeds"),
+        (["--source", "gen/easy", "--min-side", "3"], "with --by-family only"),
+    ],
+)
+def test_eval_refuses_flags_it_would_ignore_or_fail_on(workdir, capsys, argv, said):
+    assert _exit_code([*EVAL, *argv]) == 2
+    err = _error(capsys)
+    assert re.search(said, err), err
+    assert "max_grid_height" not in err  # the flag's own name, not the config field's
+
+
+def test_render_bounds_the_cell_size_and_keeps_format_and_file_name_together(workdir, capsys):
+    render = ["render", "t", "--source", "tasks"]
+    with pytest.raises(SystemExit) as exit_info:  # old: a 251 GiB allocation, internal error
+        main([*render, "--cell-size", "100000"])
+    assert exit_info.value.code == 2 and "--cell-size" in _error(capsys)
+    assert main([*render, "--format", "svg", "--out", "x.png"]) == 2  # old: SVG inside x.png
+    assert "--format svg" in _error(capsys) and not (workdir / "x.png").exists()
+    assert main([*render, "--format", "ansi", "--out", "x.txt"]) == 2  # old: --out ignored
+    assert "--out does not apply" in _error(capsys)
+    assert main([*render, "--format", "svg", "--out", "x.svg"]) == 0
+    assert (workdir / "x.svg").read_text().startswith("<svg")
+
+
+def test_replay_refuses_an_env_index_of_a_single_state(workdir, capsys):
+    import jax
+
+    from jaxarc.data import load_bank
+    from jaxarc.envs import JaxArcConfig, UnifiedDatasetConfig, arc_reset
+    from jaxarc.envs.serialization import save_state
+
+    bank = load_bank(workdir / "tasks", canvas_shape=(4, 4))
+    config = JaxArcConfig(dataset=UnifiedDatasetConfig(4, 4))
+    state, _ = arc_reset(jax.random.key(0), config, bank)
+    path = save_state(workdir / "state.npz", state, config)
+    argv = ["replay", str(path), "--source", "tasks", "--out", "x.gif"]
+    assert main([*argv, "--env-index", "5"]) == 2  # old: the flag was ignored
+    assert "holds one environment" in _error(capsys)
+    assert main([*argv, "--env-index", "0"]) == 0 and (workdir / "x.gif").exists()
+
+
+def test_output_piped_into_a_reader_that_stops_ends_quietly(workdir):
+    """`jaxarc render ... --format ansi | head`: no traceback, no "internal error" (old: 2 of
+    5 tries), exit code 141 as a Unix tool killed by SIGPIPE; the reader here closes the
+    pipe before the command writes, so the broken pipe happens every time."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "jaxarc", "render", "t", "--source", "tasks", "--format"]
+    proc = subprocess.Popen([*argv, "ansi"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader goes away at once
+    _, err = proc.communicate(timeout=600)
+    assert err.decode() == "" and proc.returncode == 141
+
+
+def test_a_repaired_cache_warns_in_one_line(workdir, capsys):
+    assert main(["data", "info", "tasks", "--canvas", "4x4"]) == 0  # writes the cache entry
+    (entry,) = (workdir / "cache" / "banks").glob("*.npz")
+    entry.write_bytes(entry.read_bytes()[:100])
+    capsys.readouterr()
+    assert main(["data", "info", "tasks", "--canvas", "4x4"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    # old: Python's two-line format, "<file>:<line>: UserWarning: ..." and the source line
+    assert len(err) == 1 and err[0].startswith("jaxarc: warning: damaged task-bank cache entry")

@@ -170,3 +170,42 @@ def test_skip_invalid_keeps_the_good_task_and_reports_the_bad_file(scratch, data
         assert loaded["bad"] == _expected(json.loads(data)) and not report.skipped
     else:
         assert [(s.file, s.task_id) for s in report.skipped] == [(str(root / "bad.json"), "bad")]
+
+
+@FUZZ
+@given(
+    kind=st.sampled_from(["truncate", "flip", "junk", "empty"]),
+    where=st.floats(0, 1, exclude_max=True),
+    byte=st.integers(1, 255),
+)
+def test_a_damaged_cache_entry_is_rebuilt_and_the_cli_says_so_in_one_line(
+    scratch, capsys, monkeypatch, kind, where, byte
+):
+    """The cache's self-repair reaches the command line as one ``jaxarc: warning:`` line
+    (never Python's two-line warning with its source line), and the bank is the same."""
+    from jaxarc.cli.main import main
+    from jaxarc.data.cache import banks_dir
+
+    monkeypatch.setenv("JAXARC_CACHE_DIR", str(scratch / "cache"))  # (this entry alone)
+    path = scratch / "cached_task.json"
+    path.write_text(json.dumps(REAL_TASKS[1]))
+    argv = ["data", "info", str(path), "--canvas", "30x30"]
+    assert main(argv) == 0  # (writes the entry, or reads it: a previous example rebuilt it)
+    expected = capsys.readouterr().out
+    (entry,) = banks_dir().glob("*.npz")
+    data = entry.read_bytes()
+    cut = int(where * len(data))
+    damaged = {
+        "truncate": data[:cut],
+        "flip": data[:cut] + bytes([data[cut] ^ byte]) + data[cut + 1 :],
+        "junk": bytes([byte]) * max(cut, 1),
+        "empty": b"",
+    }[kind]
+    entry.write_bytes(damaged)
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out == expected
+    lines = err.splitlines()
+    assert len(lines) <= 1, err
+    if lines:
+        assert lines[0].startswith("jaxarc: warning: damaged task-bank cache entry"), err

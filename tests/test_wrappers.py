@@ -218,8 +218,12 @@ def test_flat_point_actions_match_a_numpy_reference(env_params):
     )
     assert flat.flat_index(ops.SUBMIT, 2, 3) == (2 * height + 2) * width + 3
     validating, _ = build_environment(small_bank(), max_episode_steps=MAX_STEPS, validate=True)
-    with pytest.raises(Exception, match=r"action index outside \[0, 875\)"):
-        FlatPointActionWrapper(validating).to_point_action(jnp.int32(875))
+    with pytest.raises(ValueError, match=r"action 875 is outside Discrete\(875\)"):
+        FlatPointActionWrapper(validating).to_point_action(jnp.int32(875))  # from Python
+    with pytest.raises(Exception, match=r"action outside Discrete\(875\)"):  # compiled
+        jax.block_until_ready(
+            jax.jit(FlatPointActionWrapper(validating).to_point_action)(jnp.int32(875))
+        )
     with pytest.raises(ValueError, match="needs point actions"):
         FlatPointActionWrapper(build_environment(small_bank(), selection_format="bbox")[0])
 

@@ -18,6 +18,28 @@ from jaxarc.cli.main import CLIError
 from jaxarc.cli.runtime import add_runtime_flags, positive_int, prepare_runtime
 
 BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
+MAX_CANVAS_SIDE = 32
+"""``UnifiedDatasetConfig``'s limit (rows are bit-packed in 32-bit words), said in the
+flag's own words."""
+
+
+def _canvas_side(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_CANVAS_SIDE:
+        raise argparse.ArgumentTypeError(
+            f"expected a canvas side in 1..{MAX_CANVAS_SIDE}, got {value}"
+        )
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,10 +68,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="gen/...: greedy success per family on --limit fresh tasks (default 512)",
     )
     evaluate.add_argument(
-        "--canvas", type=positive_int, default=None, help="--by-family: canvas side"
+        "--canvas",
+        type=_canvas_side,
+        default=None,
+        help=f"--by-family: canvas side, 1..{MAX_CANVAS_SIDE} (rows are bit-packed in 32-bit "
+        "words)",
     )
     evaluate.add_argument(
-        "--min-side", type=int, default=0, help="--by-family: smallest grid side drawn"
+        "--min-side",
+        type=_non_negative_int,
+        default=0,
+        help="--by-family: smallest grid side drawn (0: each family's own)",
     )
     evaluate.add_argument("--attempts", type=positive_int, default=2, help="k of pass@k")
     evaluate.add_argument(
@@ -97,7 +126,24 @@ class EvalProgress:
             self.bar.close()
 
 
+def check_eval_flags(args: argparse.Namespace) -> None:
+    """:class:`CLIError` for flags that would be ignored or fail inside the evaluation."""
+    from jaxarc.data.loading import GENERATOR_PREFIX
+
+    generated = args.source.startswith(GENERATOR_PREFIX)
+    if args.by_family and not generated:
+        raise CLIError(
+            f"--by-family scores the families of a generated source: it needs a "
+            f"{GENERATOR_PREFIX}... --source (e.g. gen/easy), got {args.source!r}"
+        )
+    if (args.canvas is not None or args.min_side) and not args.by_family:
+        raise CLIError("--canvas and --min-side apply with --by-family only")
+    if args.canvas is not None and args.min_side > args.canvas:
+        raise CLIError(f"--min-side {args.min_side} exceeds --canvas {args.canvas}")
+
+
 def run_eval(args: argparse.Namespace) -> int:
+    check_eval_flags(args)  # (before anything is loaded or compiled)
     primary = prepare_runtime(args)
     from jaxarc.agents.run.evaluate import EvaluationError, evaluate_checkpoint
 

@@ -12,14 +12,20 @@ Errors are one line on stderr and a non-zero exit code, never a traceback:
   ``jaxarc: error: <what>``, exit code 2;
 * anything else (a bug): ``jaxarc: internal error: <type>: <message>``, exit code 1; set
   ``JAXARC_TRACEBACK=1`` to see the traceback instead.
+
+Warnings are one line too (``jaxarc: warning: <what>``), and output piped into a program
+that stops reading (``jaxarc render ... --format ansi | head``) ends the command quietly,
+as Unix tools do (exit code 141, 128 + SIGPIPE, with nothing on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
+import warnings
 
 # module path of every sub-command group, in help order
 SUBCOMMANDS: tuple[str, ...] = (
@@ -59,6 +65,20 @@ def _one_line(err: BaseException) -> str:
     return lines[0] + (f" (and {len(lines) - 1} more lines)" if len(lines) > 1 else "")
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` for the command line: one line, no source line."""
+    print(f"jaxarc: warning: {_one_line(message)}", file=sys.stderr if file is None else file)
+
+
+def _quiet_broken_pipe() -> int:
+    """Exit code 141 after the reader of stdout went away, with nothing more written (the
+    interpreter's final flush of stdout would raise again: stdout now goes nowhere)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 141
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="jaxarc", description="JAX-native ARC environments and GRPO training."
@@ -77,7 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     from jaxarc.data.errors import TaskFormatError
 
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            code = int(args.func(args) or 0)
+        sys.stdout.flush()  # (a reader that went away shows here, not at interpreter exit)
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except (CLIError, TaskFormatError, *_USER_ERRORS) as err:
         print(f"jaxarc: error: {_one_line(err)}", file=sys.stderr)
         return 2

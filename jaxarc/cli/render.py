@@ -11,6 +11,29 @@ from pathlib import Path
 from jaxarc.cli.main import CLIError
 
 IMAGE_FORMATS = ("png", "svg", "ansi")
+MAX_CELL_SIZE = 64
+"""Largest ``--cell-size``: a 30x30 task sheet at 64 px a cell is already ~100 M pixels."""
+
+
+def _cell_size(text: str) -> int:
+    """An argparse type: pixels per cell, ``1..MAX_CELL_SIZE``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 1 <= value <= MAX_CELL_SIZE:
+        raise argparse.ArgumentTypeError(f"must be in 1..{MAX_CELL_SIZE} pixels, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="png or svg (one task sheet file) or ansi (printed; plain digits when piped or "
         "with NO_COLOR set); default from --out",
     )
-    render.add_argument("--cell-size", type=int, default=16, help="pixels per cell (default 16)")
+    render.add_argument(
+        "--cell-size",
+        type=_cell_size,
+        default=16,
+        help=f"pixels per cell, 1..{MAX_CELL_SIZE} (default 16)",
+    )
     render.add_argument(
         "--show-test-outputs", action="store_true", help="also draw the test outputs"
     )
@@ -47,21 +75,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--source", default=None, help="task source of a saved state (default: from its header)"
     )
     replay.add_argument(
-        "--env-index", type=int, default=0, help="which environment of a saved batch of states"
+        "--env-index",
+        type=_non_negative,
+        default=None,
+        help="which environment of a saved batch of states (default 0; a batch only)",
     )
     replay.add_argument("--out", default=None, help="output GIF (default EPISODE.gif)")
-    replay.add_argument("--cell-size", type=int, default=16, help="pixels per cell (default 16)")
+    replay.add_argument(
+        "--cell-size",
+        type=_cell_size,
+        default=16,
+        help=f"pixels per cell, 1..{MAX_CELL_SIZE} (default 16)",
+    )
     replay.add_argument("--frame-ms", type=int, default=600, help="milliseconds per frame")
     replay.add_argument("--print", action="store_true", help="also print each step as text")
     replay.set_defaults(func=run_replay)
 
 
 def _format_of(args: argparse.Namespace) -> str:
+    """The format from ``--format`` and ``--out``'s suffix, which must agree: an SVG is
+    never written into a ``.png`` file, and ``--out`` never silently ignored (ansi)."""
+    suffix = None if args.out is None else Path(args.out).suffix.lower().lstrip(".")
+    if args.format == "ansi" and args.out is not None:
+        raise CLIError("--format ansi prints to the terminal: --out does not apply")
     if args.format is not None:
+        if suffix in ("png", "svg") and suffix != args.format:
+            raise CLIError(
+                f"--format {args.format} but --out {args.out!r} names a .{suffix} file: "
+                f"give --out a .{args.format} name (or leave --format out)"
+            )
         return args.format
     if args.out is None:
         return "png"
-    suffix = Path(args.out).suffix.lower().lstrip(".")
     if suffix not in ("png", "svg"):
         raise CLIError(f"cannot tell the format from --out {args.out!r}: use --format")
     return suffix
@@ -78,8 +123,6 @@ def run_render(args: argparse.Namespace) -> int:
         to_terminal,
     )
 
-    if args.cell_size < 1:
-        raise CLIError(f"--cell-size must be >= 1, got {args.cell_size}")
     fmt = _format_of(args)
     try:
         bank = load_source(args.source)
@@ -129,10 +172,8 @@ def run_replay(args: argparse.Namespace) -> int:
     from jaxarc.render import save_episode_gif, to_text
 
     path = Path(args.episode)
-    if args.cell_size < 1 or args.frame_ms < 1:
-        raise CLIError(
-            f"--cell-size and --frame-ms must be >= 1, got {args.cell_size} and {args.frame_ms}"
-        )
+    if args.frame_ms < 1:
+        raise CLIError(f"--frame-ms must be >= 1, got {args.frame_ms}")
     if not path.is_file():
         raise CLIError(f"no episode file at {path}")
     if not zipfile.is_zipfile(path):  # .npy, text, empty or truncated files
@@ -166,7 +207,7 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_episode(path: Path, source: str | None, env_index: int):
+def _load_episode(path: Path, source: str | None, env_index: int | None):
     """An EpisodeRecord from a record file, or by replaying a saved state's history."""
     import json
 
@@ -177,6 +218,8 @@ def _load_episode(path: Path, source: str | None, env_index: int):
     with np.load(path, allow_pickle=False) as data:
         header = json.loads(str(data["__header__"])) if "__header__" in data.files else None
     if header is None:
+        if env_index not in (None, 0):
+            raise ValueError(f"--env-index {env_index}: {path} holds one recorded episode")
         return EpisodeRecord.load(path)
 
     import jax
@@ -203,7 +246,10 @@ def _load_episode(path: Path, source: str | None, env_index: int):
     task_source = load_source(source_name, canvas_shape=config.dataset.canvas_shape)
     state = load_state(path, config, task_source)
     batch_shape = tuple(header["batch_shape"])
+    if not batch_shape and env_index not in (None, 0):
+        raise ValueError(f"--env-index {env_index}: {path} holds one environment's state")
     if batch_shape:
+        env_index = 0 if env_index is None else env_index
         if not 0 <= env_index < int(np.prod(batch_shape)):
             raise ValueError(f"--env-index {env_index} outside the saved batch {batch_shape}")
         index = np.unravel_index(env_index, batch_shape)

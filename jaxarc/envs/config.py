@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Float
 
+from jaxarc.envs.arguments import check_number
 from jaxarc.grid.operation_ids import NUM_OPERATIONS, operation_id
 
 SelectionFormat = Literal["point", "bbox", "mask"]
@@ -75,6 +76,12 @@ class EnvironmentConfig:
             self.episode_mode in EPISODE_MODES,
             f"episode_mode must be one of {EPISODE_MODES}, got {self.episode_mode!r}",
         )
+        for name in ("start_from_empty", "similarity_shaping", "validate"):
+            value = getattr(self, name)  # (truthiness would take "no" for True)
+            _require(
+                isinstance(value, bool | np.bool_), f"{name} must be True or False, got {value!r}"
+            )
+            object.__setattr__(self, name, bool(value))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +180,16 @@ REWARD_DEFAULTS: dict[str, float] = {
 }
 
 
+def _weight(name: str):
+    """A reward weight field: a finite number (or an array of them: per-environment
+    weights), float32; concrete values that are not are refused, naming the weight."""
+
+    def convert(value: object) -> Float[Array, "..."]:
+        return jnp.asarray(check_number(value, f"RewardParams.{name}"), dtype=jnp.float32)
+
+    return eqx.field(converter=convert, default=REWARD_DEFAULTS[name])
+
+
 class RewardParams(eqx.Module):
     """Reward weights (traced float32 scalars: changing them never recompiles).
 
@@ -181,18 +198,10 @@ class RewardParams(eqx.Module):
     flat observation, a flat action); docs/ladder.md explains the difference and measures it.
     """
 
-    success_bonus: Float[Array, ""] = eqx.field(
-        converter=jnp.float32, default=REWARD_DEFAULTS["success_bonus"]
-    )
-    failed_submit_penalty: Float[Array, ""] = eqx.field(
-        converter=jnp.float32, default=REWARD_DEFAULTS["failed_submit_penalty"]
-    )
-    step_penalty: Float[Array, ""] = eqx.field(
-        converter=jnp.float32, default=REWARD_DEFAULTS["step_penalty"]
-    )
-    similarity_weight: Float[Array, ""] = eqx.field(
-        converter=jnp.float32, default=REWARD_DEFAULTS["similarity_weight"]
-    )
+    success_bonus: Float[Array, ""] = _weight("success_bonus")
+    failed_submit_penalty: Float[Array, ""] = _weight("failed_submit_penalty")
+    step_penalty: Float[Array, ""] = _weight("step_penalty")
+    similarity_weight: Float[Array, ""] = _weight("similarity_weight")
 
     @classmethod
     def preset(cls, name: str, **overrides: float) -> RewardParams:
@@ -251,6 +260,13 @@ def config_from_options(
     config = static_config_from_options(
         canvas_shape, owner=owner, also_accepted=(*also_accepted, "reward_preset"), **options
     )
+    for name in REWARD_OPTIONS:  # (named with their owner, before RewardParams sees them)
+        if name in options:
+            check_number(options[name], name, owner)
+            if np.ndim(options[name]) != 0:  # (per-environment weights go in RewardParams)
+                raise TypeError(
+                    f"{name} of {owner} must be one finite number, got {options[name]!r}"
+                )
     reward = RewardParams.preset(
         reward_preset, **{k: options[k] for k in REWARD_OPTIONS if k in options}
     )

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.episode import area_mask
-from jaxarc.envs.structured_actions import AbstractAction
+from jaxarc.envs.structured_actions import AbstractAction, MaskAction
 from jaxarc.envs.types import ArcState
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
@@ -41,6 +41,12 @@ class JAXErrorHandler:
             ~action.in_bounds(canvas),
             f"invalid action: selection coordinates outside the {canvas[0]}x{canvas[1]} canvas",
         )
+        if isinstance(action, MaskAction):  # (a boolean mask is always fine)
+            operation = eqx.error_if(
+                operation,
+                ~action.values_ok(),
+                "invalid action: mask selection holds a value other than 0 and 1",
+            )
         return eqx.tree_at(lambda a: a.operation, action, operation)
 
     @staticmethod

@@ -119,6 +119,24 @@ def _uniform_below(word: UInt32[Array, ""], count: Int32[Array, ""]) -> Int32[Ar
     return (word % jnp.maximum(count, 1).astype(jnp.uint32)).astype(jnp.int32)
 
 
+def reset_draws(
+    key: PRNGKeyArray,
+) -> tuple[PRNGKeyArray, PRNGKeyArray, UInt32[Array, " n"]]:
+    """``(episode key, task key, draws)``: what a reset takes from its key.
+
+    A split-off key's data are uniformly random words (threefry outputs, like those of
+    ``jax.random.bits``): the one PRNG call of reset gives the episode's key, the task
+    source's key (a generator's task) and two draws (a bank's or a pool's task, the pair).
+    """
+    key, task_key, draw_key = split_key(key, 3)  # (jax.random.split's keys, no CPU loop)
+    return key, task_key, jax.random.key_data(draw_key).reshape(-1)
+
+
+def pool_slot(draws: UInt32[Array, " n"], pool: Task) -> Int32[Array, ""]:
+    """The pool slot a reset with these ``draws`` plays (uniform over the pool's tasks)."""
+    return _uniform_below(draws[0], jnp.int32(jax.tree.leaves(pool)[0].shape[0]))
+
+
 def reset_one(
     key: PRNGKeyArray,
     config: JaxArcConfig,
@@ -161,11 +179,7 @@ def reset_state(
     mode = config.environment.episode_mode
     task_index = jnp.asarray(-1 if task_index is None else task_index, dtype=jnp.int32)
     pair_index = jnp.asarray(-1 if pair_index is None else pair_index, dtype=jnp.int32)
-    key, task_key, draw_key = split_key(key, 3)  # (jax.random.split's keys, no CPU loop)
-    # A split-off key's data are uniformly random words (threefry outputs, like those of
-    # jax.random.bits): the one PRNG call of reset gives the episode's key, the task
-    # source's key and the two draws (a bank's task, the pair).
-    draws = jax.random.key_data(draw_key).reshape(-1)
+    key, task_key, draws = reset_draws(key)
     # The index rule (docs/environment.md): -1 samples; any other index must be in range.
     # Validation on: anything else is an error. Validation off: an index past the end plays
     # the last task/pair, and one below -1 samples like -1.
@@ -187,8 +201,7 @@ def reset_state(
         task_index = jnp.where(task_index >= 0, jnp.minimum(task_index, last_task), sampled_task)
         task = source.task(task_index)
     elif pool is not None:
-        pool_size = jax.tree.leaves(pool)[0].shape[0]
-        chosen = _uniform_below(draws[0], jnp.int32(pool_size))
+        chosen = pool_slot(draws, pool)
         task = jax.tree.map(lambda x: x[chosen], pool)
         task_index = jnp.int32(-1)
     else:

@@ -20,9 +20,9 @@ import abc
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Bool, Int32, UInt8
+from jaxtyping import Array, Bool, Int, Int32, UInt8
 
-from jaxarc.envs.integers import check_integers
+from jaxarc.envs.integers import check_integers, check_mask
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
 
 
@@ -167,12 +167,24 @@ class BboxAction(AbstractAction):
 
 
 class MaskAction(AbstractAction):
-    """Select an arbitrary set of cells: ``selection`` is a boolean ``(H, W)`` canvas mask."""
+    """Select an arbitrary set of cells: ``selection`` is an ``(H, W)`` canvas mask.
+
+    The mask holds booleans or the integers 0 and 1: concrete values are checked when the
+    action is made (any other value is an error) and stored as booleans; a traced integer
+    mask keeps its values, and a cell is selected when it holds 1 (with validation any
+    other value than 0 or 1 is an error; docs/environment.md, "Integers and masks").
+    """
 
     operation: Int32[Array, "*batch"] = _int32("operation")
-    selection: Bool[Array, "*batch H W"] = eqx.field(
-        converter=lambda x: jnp.asarray(x, dtype=jnp.bool_)
+    selection: Bool[Array, "*batch H W"] | Int[Array, "*batch H W"] = eqx.field(
+        converter=lambda x: check_mask(x, "MaskAction.selection")
     )
+
+    def selected(self) -> Bool[Array, "*batch H W"]:
+        """The selected cells as booleans (an integer mask selects where it holds 1)."""
+        if self.selection.dtype == jnp.bool_:
+            return self.selection
+        return self.selection == 1
 
     def to_selection_mask(self, grid_shape: tuple[int, int]) -> Bool[Array, "H W"]:
         if tuple(self.selection.shape[-2:]) != tuple(grid_shape):
@@ -180,16 +192,22 @@ class MaskAction(AbstractAction):
                 f"MaskAction.selection has shape {self.selection.shape[-2:]}, "
                 f"but the canvas is {tuple(grid_shape)}"
             )
-        return self.selection
+        return self.selected()
 
     def in_bounds(self, grid_shape: tuple[int, int]) -> Bool[Array, ""]:
         return jnp.asarray(tuple(self.selection.shape[-2:]) == tuple(grid_shape))
 
+    def values_ok(self) -> Bool[Array, ""]:
+        """Whether every cell holds 0 or 1 (always true of a boolean mask)."""
+        if self.selection.dtype == jnp.bool_:
+            return jnp.asarray(True)
+        return jnp.all((self.selection == 0) | (self.selection == 1))
+
     def normalized(self, grid_shape: tuple[int, int]) -> MaskAction:
-        return MaskAction(known_operation(self.operation), self.selection)
+        return MaskAction(known_operation(self.operation), self.selected())
 
     def to_history(self) -> UInt8[Array, " n"]:
-        packed = jnp.packbits(self.selection.reshape(-1))
+        packed = jnp.packbits(self.selected().reshape(-1))
         return jnp.concatenate([self.operation.astype(jnp.uint8)[None], packed])
 
     @classmethod

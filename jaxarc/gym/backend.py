@@ -54,6 +54,20 @@ def episode_length_option(episode_steps: int | None, options: dict[str, Any]) ->
     return {**options, "max_episode_steps": episode_steps}
 
 
+def require_bare_env(env: Any, adapter: str) -> None:
+    """``TypeError`` unless ``env`` is a bare ``ArcEnvironment`` (see
+    :meth:`JaxBackend.from_env`), naming ``adapter`` and its own options."""
+    from jaxarc.gymnax.environment import ArcEnvironment
+
+    if not isinstance(env, ArcEnvironment):
+        raise TypeError(
+            f"{adapter} takes a bare jaxarc environment as jax_env (from jaxarc.make), got "
+            f"{type(env).__name__}, whose behaviour it would drop: give {adapter} its own "
+            "options instead (env_name with allowed_operations=[...] and the other "
+            "jaxarc.make options, flat=True, action_format=, fields=(...))"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class JaxBackend:
     """A jaxarc environment taken apart for the adapters (all static)."""
@@ -89,8 +103,15 @@ class JaxBackend:
         return cls.from_env(env, params)
 
     @classmethod
-    def from_env(cls, env, params=None) -> JaxBackend:
-        """From a gymnax ``ArcEnvironment`` and its params (defaults when ``None``)."""
+    def from_env(cls, env, params=None, adapter: str = "the Gymnasium adapter") -> JaxBackend:
+        """From a bare gymnax ``ArcEnvironment`` and its params (defaults when ``None``).
+
+        A wrapped environment is refused: the adapters run the core on the environment's
+        config and task source, so a wrapper's behaviour (restricted operations, flat
+        spaces, chosen fields) would be dropped without a word. The message names the
+        adapter's own options that do the same.
+        """
+        require_bare_env(env, adapter)
         params = env.default_params if params is None else params
         return cls(env.name, env.config, env.task_source, params.reward, params.task_pool)
 

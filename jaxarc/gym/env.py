@@ -37,7 +37,9 @@ class ArcGymnasiumEnv(gymnasium.Env):
     Args:
         env_name: a name for :func:`jaxarc.make` (ignored when ``jax_env`` is given).
         render_mode: ``"rgb_array"``, ``"ansi"`` or ``None`` (``"human"`` is not supported).
-        jax_env: an existing gymnax ``ArcEnvironment`` to wrap instead of making one.
+        jax_env: an existing gymnax ``ArcEnvironment`` to run instead of making one: a bare
+            one (a wrapped environment is refused, as its wrappers would be dropped: use
+            this adapter's options, ``allowed_operations=``, ``flat=``, ``fields=``).
         jax_params: its ``ArcEnvParams`` (with ``jax_env``).
         cell_size: pixels per cell of ``rgb_array`` frames.
         episode_steps: deprecated name of the ``max_episode_steps`` option.
@@ -46,7 +48,8 @@ class ArcGymnasiumEnv(gymnasium.Env):
             (see :mod:`jaxarc.gym.flat`).
         action_format: ``"dict"`` (structured, the default), ``"discrete"`` or
             ``"multi_discrete"`` (``MultiDiscrete([K, H, W])``); overrides ``flat``'s.
-        fields: observation fields of the flat ``Box`` observation; overrides ``flat``'s.
+        fields: observation fields of the flat ``Box`` observation (one name or a list of
+            distinct names); overrides ``flat``'s.
         **options: :func:`jaxarc.make` options (``max_episode_steps``, ``selection_format``,
             ``allowed_operations`` as ids or names...). Through ``gymnasium.make``,
             ``max_episode_steps=N`` is Gymnasium's own keyword: its ``TimeLimit`` wrapper ends
@@ -82,7 +85,7 @@ class ArcGymnasiumEnv(gymnasium.Env):
         if jax_env is not None:
             if options:
                 raise TypeError(f"options {sorted(options)} do not apply when jax_env is given")
-            self.backend = JaxBackend.from_env(jax_env, jax_params)
+            self.backend = JaxBackend.from_env(jax_env, jax_params, type(self).__name__)
         else:
             self.backend = JaxBackend.from_name(env_name, **options)
         self.render_mode = render_mode

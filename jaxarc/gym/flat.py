@@ -22,7 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 from gymnasium import spaces
 
+from jaxarc.envs.arguments import check_flag, check_names
 from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.integers import check_integers
 
 ACTION_FORMATS: tuple[str, ...] = ("dict", "discrete", "multi_discrete")
 FLAT_FIELDS: tuple[str, ...] = ("grid", "input_grid")  # the default of ``flat=True``
@@ -31,7 +33,12 @@ FLAT_FIELDS: tuple[str, ...] = ("grid", "input_grid")  # the default of ``flat=T
 def flat_options(
     flat: bool, action_format: str | None, fields: Sequence[str] | None
 ) -> tuple[str, tuple[str, ...] | None]:
-    """``(action_format, fields)`` of the adapters' options (``flat=True``: discrete + grids)."""
+    """``(action_format, fields)`` of the adapters' options (``flat=True``: discrete + grids).
+
+    ``flat`` must be a bool; ``fields`` one field name or a list of distinct names."""
+    flat = check_flag(flat, "flat")
+    if fields is not None:
+        fields = check_names(fields, "fields")
     if action_format is None:
         action_format = "discrete" if flat else "dict"
     if fields is None and flat:
@@ -63,8 +70,8 @@ class FlatCodec:
                 f"action_format={action_format!r} uses point actions; the environment uses "
                 f"selection_format={config.action.selection_format!r}"
             )
-        if fields is not None and not fields:
-            raise ValueError("fields must name at least one observation field")
+        if fields is not None:
+            fields = check_names(fields, "fields")
         operations = config.action.allowed_ids
         fields = None if fields is None else tuple(fields)
         return cls(action_format, fields, operations, tuple(config.dataset.canvas_shape))
@@ -78,24 +85,43 @@ class FlatCodec:
             return spaces.MultiDiscrete([len(self.operations), height, width])
         return structured
 
-    def to_structured(self, action):
-        """A flat action (or batch) as the structured action dict the adapters take."""
+    def to_structured(self, action, batch: int | None = None):
+        """A flat action (or a batch of ``batch``) as the structured action dict the adapters
+        take, by the rule of docs/environment.md: integers only (a ``TypeError`` names the
+        action otherwise), the shape of the space (one action, or ``batch`` of them), and
+        every part inside the space (a ``ValueError`` names the space otherwise)."""
         if self.action_format == "dict":
             return action
         height, width = self.canvas_shape
-        action = np.asarray(action, dtype=np.int64)
+        action = np.asarray(check_integers(action, "action"), dtype=np.int64)
+        lead = () if batch is None else (batch,)
+        space = self.space_text()
         if self.action_format == "discrete":
+            if action.shape != lead:
+                raise ValueError(_shape_message(space, batch, lead, action.shape))
+            outside = (action < 0) | (action >= len(self.operations) * height * width)
             slot, cell = np.divmod(action, height * width)
             row, col = np.divmod(cell, width)
         else:
-            if action.shape[-1:] != (3,):
-                raise ValueError(f"a multi_discrete action has 3 parts, got shape {action.shape}")
+            if action.shape != (*lead, 3):
+                raise ValueError(_shape_message(space, batch, (*lead, 3), action.shape))
             slot, row, col = action[..., 0], action[..., 1], action[..., 2]
-        bad = (slot < 0) | (slot >= len(self.operations))
-        if np.any(bad):
-            raise ValueError(f"action outside the flat action space: {np.asarray(action)[bad]}")
+            outside = (action < 0).any(-1) | (action >= np.asarray(self.nvec)).any(-1)
+        if np.any(outside):
+            raise ValueError(f"action {action[outside][0].tolist()} is outside {space}")
         table = np.asarray(self.operations, dtype=np.int64)
         return {"operation": table[slot], "row": row, "col": col}
+
+    @property
+    def nvec(self) -> tuple[int, int, int]:
+        """``(K, H, W)``: the sizes of a ``multi_discrete`` action's parts."""
+        return (len(self.operations), *self.canvas_shape)
+
+    def space_text(self) -> str:
+        """The flat action space as Gymnasium prints it (for messages)."""
+        if self.action_format == "discrete":
+            return f"Discrete({int(np.prod(self.nvec))})"
+        return f"MultiDiscrete({list(self.nvec)})"
 
     def index(self, operation: int, row: int, col: int) -> int:
         """The ``"discrete"`` index of an allowed operation at ``(row, col)``."""
@@ -124,6 +150,12 @@ class FlatCodec:
         lead = () if batch is None else (batch,)
         parts = [np.asarray(obs[f], np.float32).reshape(*lead, -1) for f in self.fields]
         return np.concatenate(parts, axis=-1)
+
+
+def _shape_message(space: str, batch: int | None, expected: tuple, got: tuple) -> str:
+    if batch is None:
+        return f"an action of {space} has shape {expected}, got shape {got}"
+    return f"the actions of {batch} environments in {space} have shape {expected}, got {got}"
 
 
 def _bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector.utils import batch_space
 
+from jaxarc.envs.arguments import check_flag
 from jaxarc.gym.flat import FlatCodec, flat_options
 from jaxarc.gym.vector import ArcGymnasiumVectorEnv
 
@@ -38,20 +39,20 @@ class FlatArcGymnasiumVectorEnv(ArcGymnasiumVectorEnv):
         fields: Sequence[str] | None = None,
         **kwargs: Any,
     ):
-        super().__init__(env_name, num_envs, render_mode, **kwargs)
         action_format, fields = flat_options(flat, action_format, fields)
+        super().__init__(env_name, num_envs, render_mode, **kwargs)
         self.codec = FlatCodec.create(self.config, action_format, fields)
         self.single_observation_space = self.codec.observation_space(self.single_observation_space)
         self.single_action_space = self.codec.action_space(self.single_action_space)
-        self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     def reset(self, *, seed=None, options=None):
         obs, info = super().reset(seed=seed, options=options)
         return self.codec.observation(obs, self.num_envs), info
 
     def step(self, actions):
-        structured = self.codec.to_structured(np.asarray(actions))
+        structured = self.codec.to_structured(actions, self.num_envs)
         obs, reward, terminated, truncated, info = super().step(structured)
         if "final_obs" in info:
             info["final_obs"] = np.array(
@@ -72,6 +73,7 @@ def make_gymnasium_vector_env(
     **kwargs: Any,
 ) -> ArcGymnasiumVectorEnv:
     """The vector entry point of the registered ids: flat spaces when asked for."""
+    flat = check_flag(flat, "flat")
     if not flat and action_format in (None, "dict") and fields is None:
         return ArcGymnasiumVectorEnv(env_name, num_envs, render_mode, **kwargs)
     return FlatArcGymnasiumVectorEnv(

@@ -25,6 +25,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
+from jaxarc.envs.arguments import check_count
+from jaxarc.gym.backend import require_bare_env
 from jaxarc.gym.flat import FlatCodec, flat_options
 from jaxarc.gym.vector import INFO_FIELDS, ArcGymnasiumVectorEnv
 
@@ -53,7 +55,10 @@ class ArcSB3VecEnv(VecEnv):
         fields: Sequence[str] | None = None,
         **kwargs: Any,
     ):
+        num_envs = check_count(num_envs, "num_envs", owner="ArcSB3VecEnv")
         action_format, fields = flat_options(flat, action_format, fields)
+        if kwargs.get("jax_env") is not None:
+            require_bare_env(kwargs["jax_env"], "ArcSB3VecEnv")
         self.venv = ArcGymnasiumVectorEnv(
             env_name, num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs
         )
@@ -78,7 +83,7 @@ class ArcSB3VecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self):
-        actions = self.codec.to_structured(np.asarray(self._actions))
+        actions = self.codec.to_structured(self._actions, self.num_envs)
         obs, reward, terminated, truncated, info = self.venv.step(actions)
         dones = np.logical_or(terminated, truncated)
         infos = []

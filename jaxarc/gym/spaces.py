@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from jaxarc.envs.config import JaxArcConfig
-from jaxarc.envs.integers import check_integers
+from jaxarc.envs.integers import check_integers, check_mask
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import CONTEXT_FIELDS, OBSERVATION_FIELDS
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
@@ -109,7 +109,8 @@ def observation_to_numpy(obs) -> dict[str, np.ndarray]:
 def action_from_gymnasium(action: Mapping, config: JaxArcConfig) -> AbstractAction:
     """A Gymnasium action dict (one or batched) as the config's structured action.
 
-    ``ValueError`` names missing keys or a selection of the wrong shape.
+    ``ValueError`` names missing keys or a selection of the wrong shape; values follow the
+    rule for integers and masks of docs/environment.md.
     """
     fmt = config.action.selection_format
     if not isinstance(action, Mapping):
@@ -128,13 +129,11 @@ def action_from_gymnasium(action: Mapping, config: JaxArcConfig) -> AbstractActi
         return PointAction(ints("operation"), ints("row"), ints("col"))
     if fmt == "bbox":
         return BboxAction(ints("operation"), ints("r1"), ints("c1"), ints("r2"), ints("c2"))
-    selection = np.asarray(action["selection"])
-    if selection.dtype.kind not in "biu" or not np.isin(selection, (0, 1)).all():
-        raise TypeError(f"mask action selection must hold booleans (or 0/1), got {selection.dtype}")
+    selection = check_mask(action["selection"], "action['selection']")
     canvas = config.dataset.canvas_shape
     if tuple(selection.shape[-2:]) != tuple(canvas):
         raise ValueError(
             f"mask action selection has shape {selection.shape}, expected (..., {canvas[0]}, "
             f"{canvas[1]}) for this canvas"
         )
-    return MaskAction(ints("operation"), jnp.asarray(selection, dtype=jnp.bool_))
+    return MaskAction(ints("operation"), selection)

@@ -14,9 +14,12 @@ Autoresets sample a new task and pair, and only the environments that ended are 
 resets is proportional to the episodes that end, not ``num_envs`` per ending. Environment
 ``i`` resets from ``jax.random.split(reset_key, num_envs)[i]`` whatever else resets with it.
 For a bank, ``reset(seed=s)`` plays exactly what
-``batch_reset(jax.random.split(jax.random.key(s), num_envs), config, source)`` does; a
-generated source resets from the task pool of its params (see
-:class:`~jaxarc.gymnax.environment.ArcEnvironment`).
+``batch_reset(jax.random.split(jax.random.key(s), num_envs), config, source)`` does. A
+generated source resets from a task pool (that of its params, see
+:class:`~jaxarc.gymnax.environment.ArcEnvironment`) which this env renews as environments
+reset: up to ``task_refresh`` of those resetting at once play a newly generated task, which
+replaces the pool slot they drew (:func:`~jaxarc.envs.task_pool.refresh_drawn_slots`), so
+training never settles on a fixed set of tasks.
 
 With ``episode_context="at_reset"`` observations leave out the episode's constants (input
 grid, demonstration pairs); ``info["episode_context"]`` holds them (a dict of arrays, one
@@ -26,7 +29,6 @@ row per new episode) for the environments in ``info["episode_context_envs"]``, a
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import gymnasium
@@ -36,7 +38,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from jaxarc.envs.functional import batch_step, episode_context, observe, reset_state
+from jaxarc.envs.arguments import check_count
 from jaxarc.envs.types import SourceRef
 from jaxarc.gym.backend import (
     RENDER_MODES,
@@ -51,8 +53,21 @@ from jaxarc.gym.spaces import (
     observation_space,
     observation_to_numpy,
 )
+from jaxarc.gym.vector_calls import (
+    info_arrays,
+    merge,
+    renew_pool,
+    slots,
+    vector_reset,
+    vector_reset_at,
+    vector_step,
+)
 
 INFO_FIELDS: tuple[str, ...] = ("task_index", "pair", "success", "similarity", "step_count")
+DEFAULT_TASK_REFRESH = 4
+"""Environments per reset that play a newly generated task (generated sources): enough
+that every reset gets a new task when few environments end at once, few enough that the
+generated faces keep more than half the bank faces' speed (docs/environment.md)."""
 
 
 def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
@@ -67,113 +82,17 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     )
 
 
-def _info_arrays(states) -> dict:
-    return {
-        "task_index": states.task_index,
-        "pair": states.pair_index,
-        "success": states.success,
-        "similarity": states.similarity,
-        "step_count": states.step_count,
-    }
-
-
-def _reset_rows(keys, task_indices, pair_indices, reward_params, pool, config, source_ref):
-    """Reset one environment per key: ``(states, observations, episode contexts)``."""
-
-    def one(key, task_index, pair_index):
-        state, _, _ = reset_state(
-            key, config, source_ref, task_index, pair_index, reward_params, None, pool
-        )
-        context = None
-        if config.environment.episode_context == "at_reset":
-            context = episode_context(state, config)
-        return state, observe(state, config), context
-
-    return jax.vmap(one)(keys, task_indices, pair_indices)
-
-
-def _scatter(batch, rows, indices):
-    """``batch`` with ``rows[k]`` written at ``indices[k]`` (indices ``>= B`` are dropped)."""
-    return jax.tree.map(lambda b, r: b.at[indices].set(r, mode="drop"), batch, rows)
-
-
-def _reset_at(states, obs, indices, reset_key, reward_params, pool, config, source_ref):
-    """Reset the environments at ``indices`` (padded with ``num_envs``) and only those.
-
-    Environment ``i`` resets from ``jax.random.split(reset_key, num_envs)[i]``, so the result
-    does not depend on which other environments reset with it, nor on the padding.
-    """
-    num_envs = states.step_count.shape[0]
-    keys = jax.random.split(reset_key, num_envs)[jnp.minimum(indices, num_envs - 1)]
-    minus_one = jnp.full(indices.shape, -1, jnp.int32)
-    rows, row_obs, context = _reset_rows(
-        keys, minus_one, minus_one, reward_params, pool, config, source_ref
-    )
-    return _scatter(states, rows, indices), _scatter(obs, row_obs, indices), context
-
-
-@functools.partial(jax.jit, static_argnames=("config", "source_ref", "mode"))
-def _vector_step(
-    states, actions, reset_indices, key, reward_params, pool, *, config, source_ref, mode
-):
-    """Step every environment; in ``NEXT_STEP`` mode also reset those at ``reset_indices``.
-
-    Compiled once per (config, task source, mode, batch size, number of reset slots).
-    """
-    key, reset_key = jax.random.split(key)
-    stepped, obs, reward, _, info = batch_step(states, actions, config)
-    terminated, truncated = info["terminated"], info["truncated"]
-    context = None
-    if mode == AutoresetMode.NEXT_STEP.value and reset_indices is not None:
-        pending = jnp.zeros(reward.shape, jnp.bool_).at[reset_indices].set(True, mode="drop")
-        stepped, obs, context = _reset_at(
-            stepped, obs, reset_indices, reset_key, reward_params, pool, config, source_ref
-        )
-        reward = jnp.where(pending, jnp.float32(0.0), reward)
-        terminated = terminated & ~pending
-        truncated = truncated & ~pending
-    return stepped, obs, reward, terminated, truncated, key, reset_key, context
-
-
-@functools.partial(jax.jit, static_argnames=("config", "source_ref"))
-def _vector_reset_at(states, obs, indices, reset_key, reward_params, pool, *, config, source_ref):
-    """``SAME_STEP``: reset the environments at ``indices`` after the step ended them."""
-    states, obs, context = _reset_at(
-        states, obs, indices, reset_key, reward_params, pool, config, source_ref
-    )
-    return states, obs, context, jax.tree.map(lambda x: x[indices], obs)
-
-
-@functools.partial(jax.jit, static_argnames=("config", "source_ref"))
-def _vector_reset(keys, task_indices, pair_indices, reward_params, pool, *, config, source_ref):
-    """Reset every environment: ``(states, observations, episode contexts)``."""
-    return _reset_rows(keys, task_indices, pair_indices, reward_params, pool, config, source_ref)
-
-
-@jax.jit
-def _merge(mask, states, obs, old_states, old_obs):
-    """Per environment: the new ``(states, obs)`` where ``mask``, the old ones elsewhere."""
-
-    def pick(a, b):
-        return jnp.where(mask.reshape(mask.shape + (1,) * (a.ndim - 1)), a, b)
-
-    return jax.tree.map(pick, (states, obs), (old_states, old_obs))
-
-
-def _slots(indices: np.ndarray, num_envs: int) -> np.ndarray:
-    """``indices`` padded with ``num_envs`` to a power of two (at least 8, at most the
-    batch): a handful of compiled shapes, and work proportional to the resets."""
-    size = min(max(8, 1 << int(np.ceil(np.log2(max(len(indices), 1))))), num_envs)
-    padded = np.full(size, num_envs, dtype=np.int32)
-    padded[: len(indices)] = indices
-    return padded
-
-
 class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` ARC environments stepped together by one jitted, vmapped call.
 
-    Args mirror :class:`~jaxarc.gym.env.ArcGymnasiumEnv`, plus ``num_envs`` and
-    ``autoreset_mode`` (an :class:`gymnasium.vector.AutoresetMode` or its string value).
+    Args mirror :class:`~jaxarc.gym.env.ArcGymnasiumEnv`, plus ``num_envs``,
+    ``autoreset_mode`` (an :class:`gymnasium.vector.AutoresetMode` or its string value) and,
+    for generated sources, ``task_refresh``: at every reset, up to that many of the
+    environments resetting (the first, by index) play a newly generated task, which also
+    renews the pool slot they drew (default :data:`DEFAULT_TASK_REFRESH`; ``0``: the pool
+    stays fixed). So episodes draw from a pool that keeps changing, and when fewer
+    environments reset at once, every one of them gets a new task; a ``reset(seed=s)``
+    starts again from the environment's first pool, so that it replays the same episodes.
     Actions are the batched action space (a dict of arrays with a leading ``num_envs``
     axis). ``info`` holds ``task_index``, ``pair``, ``success``, ``similarity`` and
     ``step_count`` arrays (each with its ``_name`` mask, all True).
@@ -196,16 +115,18 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         jax_params=None,
         cell_size: int = 16,
         episode_steps: int | None = None,
+        task_refresh: int = DEFAULT_TASK_REFRESH,
         **options: Any,
     ):
         check_render_mode(render_mode)
         options = episode_length_option(episode_steps, options)
-        if not (isinstance(num_envs, int) and num_envs >= 1):
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        num_envs = check_count(num_envs, "num_envs", owner=type(self).__name__)
+        owner = type(self).__name__
+        self.task_refresh = check_count(task_refresh, "task_refresh", minimum=0, owner=owner)
         if jax_env is not None:
             if options:
                 raise TypeError(f"options {sorted(options)} do not apply when jax_env is given")
-            self.backend = JaxBackend.from_env(jax_env, jax_params)
+            self.backend = JaxBackend.from_env(jax_env, jax_params, type(self).__name__)
         else:
             self.backend = JaxBackend.from_name(env_name, **options)
         self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
@@ -224,6 +145,12 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self._key = None
         self._pending_reset = np.zeros(num_envs, dtype=bool)
         self._context_at_reset = config.environment.episode_context == "at_reset"
+        self._pool = self.backend.task_pool  # (generated sources; renewed as envs reset)
+
+    @property
+    def task_pool(self):
+        """The pool of generated tasks resets draw from now (``None`` for a bank)."""
+        return self._pool
 
     @property
     def config(self):
@@ -255,29 +182,31 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         task_indices, pair_indices = self.backend.reset_indices(options, self.num_envs)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))
+        else:  # a seeded reset replays: the pool starts again from the environment's first
+            self._pool = self.backend.task_pool
         root = jax.random.key(seed)
         keys = jax.random.split(root, self.num_envs)
         self._key = jax.random.fold_in(root, self.num_envs)
-        states, obs, context = _vector_reset(
+        kept = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
+        self._renew_pool(root, kept, derive=False)
+        states, obs, context = vector_reset(
             keys,
             jnp.asarray(task_indices),
             jnp.asarray(pair_indices),
             self.backend.reward_params,
-            self.backend.task_pool,
+            self._pool,
             **self._static,
         )
         if mask is None:
             self._states, self._obs = states, obs
             reset_envs = np.arange(self.num_envs)
         else:
-            self._states, self._obs = _merge(
-                jnp.asarray(mask), states, obs, self._states, self._obs
-            )
+            self._states, self._obs = merge(jnp.asarray(mask), states, obs, self._states, self._obs)
             reset_envs = np.flatnonzero(mask)
         self._pending_reset = (
             np.zeros(self.num_envs, bool) if mask is None else self._pending_reset & ~mask
         )
-        host_obs, host_info = jax.device_get((self._obs, _info_arrays(self._states)))
+        host_obs, host_info = jax.device_get((self._obs, info_arrays(self._states)))
         info = self._vector_info(host_info)
         info["task_id"] = np.array([self.backend.task_id(int(i)) for i in host_info["task_index"]])
         info["_task_id"] = np.ones(self.num_envs, dtype=bool)
@@ -303,20 +232,21 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             )
         next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
         pending = np.flatnonzero(self._pending_reset) if next_step else np.zeros(0, np.int32)
-        slots = jnp.asarray(_slots(pending, self.num_envs)) if len(pending) else None
-        out = _vector_step(
+        padded = jnp.asarray(slots(pending, self.num_envs)) if len(pending) else None
+        self._renew_pool(self._key, pending, derive=True)  # (the step's resets draw from it)
+        out = vector_step(
             self._states,
             structured,
-            slots,
+            padded,
             self._key,
             self.backend.reward_params,
-            self.backend.task_pool,
+            self._pool,
             mode=self.autoreset_mode.value,
             **self._static,
         )
         self._states, self._obs, reward, terminated, truncated, self._key, reset_key, ctx = out
         host = jax.device_get(
-            (self._obs, reward, terminated, truncated, _info_arrays(self._states), ctx)
+            (self._obs, reward, terminated, truncated, info_arrays(self._states), ctx)
         )
         host_obs, reward, terminated, truncated, host_info, ctx = host
         host_obs = observation_to_numpy(host_obs)
@@ -329,16 +259,17 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             final_obs = host_obs
             host_obs = {k: np.array(v) for k, v in host_obs.items()}  # (host arrays: read-only)
             final_info = host_info
-            self._states, self._obs, ctx, row_obs = _vector_reset_at(
+            self._renew_pool(reset_key, ended_envs, derive=False)
+            self._states, self._obs, ctx, row_obs = vector_reset_at(
                 self._states,
                 self._obs,
-                jnp.asarray(_slots(ended_envs, self.num_envs)),
+                jnp.asarray(slots(ended_envs, self.num_envs)),
                 reset_key,
                 self.backend.reward_params,
-                self.backend.task_pool,
+                self._pool,
                 **self._static,
             )
-            row_obs, ctx, host_info = jax.device_get((row_obs, ctx, _info_arrays(self._states)))
+            row_obs, ctx, host_info = jax.device_get((row_obs, ctx, info_arrays(self._states)))
             for name, rows in observation_to_numpy(row_obs).items():
                 host_obs[name][ended_envs] = rows[: len(ended_envs)]
             info = self._vector_info(host_info)
@@ -350,6 +281,24 @@ class ArcGymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             ended if self.autoreset_mode != AutoresetMode.SAME_STEP else ended & False
         )
         return host_obs, reward, terminated, truncated, info
+
+    def _renew_pool(self, key, envs: np.ndarray, derive: bool) -> None:
+        """Renew the pool slots the first ``task_refresh`` of ``envs`` will draw when they
+        reset from ``key`` (see :func:`~jaxarc.gym.vector_calls.renew_pool`)."""
+        if self._pool is None or self.task_refresh == 0 or len(envs) == 0:
+            return
+        first = np.full(self.task_refresh, self.num_envs, dtype=np.int32)
+        count = min(self.task_refresh, len(envs))
+        first[:count] = envs[:count]
+        self._pool = renew_pool(
+            self._pool,
+            key,
+            jnp.asarray(first),
+            jnp.int32(count),
+            source_ref=self._static["source_ref"],
+            num_envs=self.num_envs,
+            derive=derive,
+        )
 
     def _context_info(self, context, envs: np.ndarray) -> dict:
         """``episode_context`` (a dict of arrays, one row per new episode) and

@@ -24,10 +24,14 @@ environments that did not finish: every step would generate a task per environme
 parameters therefore carry a **task pool** (``params.task_pool``: ``N`` tasks made at
 ``make`` time, ``task_pool=N``, default :data:`DEFAULT_TASK_POOL`); ``reset`` chooses one of
 its tasks uniformly (an index, as for a bank), and the state keeps that task as it keeps a
-generated one. ``env.refresh_task_pool(key, params)`` draws a new pool (e.g. once per
-training update) without recompiling; ``task_pool=0`` generates a task per reset (exact but
-slow). Memory: about 730 bytes per task for ``gen/easy`` (8x8, 4+1 pairs), 0.75 MB for
-1024 tasks. See docs/environment.md for why this was chosen over optimistic resets.
+generated one. The params are the caller's (a training loop passes the same ones to every
+step), so the pool stays fixed until the caller renews it: ``env.refresh_task_pool(key,
+params)`` draws a new pool, ``refresh_task_pool(key, params, count=k)`` renews ``k`` random
+slots (cheap enough for every training update), without recompiling; ``task_pool=0``
+generates a task per reset (exact but slow). The repr says which. Memory: about 730 bytes
+per task for ``gen/easy`` (8x8, 4+1 pairs), 0.75 MB for 1024 tasks. See
+docs/environment.md for why this was chosen over optimistic resets, and for the Gymnasium
+vector env, which renews its pool by itself.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from jaxtyping import Array, Bool, PRNGKeyArray
 
 from jaxarc.data.bank import TaskBank
 from jaxarc.data.source import AbstractTaskSource, Task
+from jaxarc.envs.arguments import check_count
 from jaxarc.envs.config import JaxArcConfig, RewardParams
 from jaxarc.envs.functional import (
     as_task_source,
@@ -54,6 +59,7 @@ from jaxarc.envs.functional import (
 )
 from jaxarc.envs.keys import split_key
 from jaxarc.envs.structured_actions import AbstractAction
+from jaxarc.envs.task_pool import generate_task_pool, refresh_random_slots
 from jaxarc.envs.types import ArcObservation, ArcState, EpisodeContext, SourceRef, StepInfo
 from jaxarc.grid.lanes import where_flagged
 from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space, structured_action
@@ -75,12 +81,6 @@ class ArcEnvParams(eqx.Module):
     # max_episode_steps=N)``); params that disagree with the environment are refused.
     max_steps_in_episode: int = eqx.field(static=True, default=100)
     task_pool: Task | None = None
-
-
-@eqx.filter_jit
-def generate_task_pool(source: AbstractTaskSource, keys: PRNGKeyArray) -> Task:
-    """One task of ``source`` per key, stacked (leading axis ``len(keys)``)."""
-    return jax.vmap(lambda key: source.sample_task(key, jnp.int32(-1))[0])(keys)
 
 
 def _fields(state: ArcState, names: tuple[str, ...]) -> tuple:
@@ -135,12 +135,12 @@ class ArcEnvironment(environment.Environment):
         check_canvas(config, self.task_source)
         self._source_ref = SourceRef(self.task_source)
         self._name = name
+        if task_pool_size is not None:
+            task_pool_size = check_count(task_pool_size, "task_pool", minimum=0, owner=repr(name))
         if isinstance(self.task_source, TaskBank):
             task_pool_size = 0
         elif task_pool_size is None:
             task_pool_size = DEFAULT_TASK_POOL
-        if not (isinstance(task_pool_size, int) and task_pool_size >= 0):
-            raise ValueError(f"task_pool must be an int >= 0, got {task_pool_size!r}")
         self.task_pool_size = task_pool_size
         self._default_params: ArcEnvParams | None = None
 
@@ -159,13 +159,22 @@ class ArcEnvironment(environment.Environment):
                 self._default_params = self.refresh_task_pool(jax.random.key(0), params)
         return self._default_params
 
-    def refresh_task_pool(self, key: PRNGKeyArray, params: ArcEnvParams) -> ArcEnvParams:
-        """``params`` with a new pool of ``task_pool_size`` generated tasks (same shapes, so
-        compiled steps are reused); unchanged when the environment has no pool."""
+    def refresh_task_pool(
+        self, key: PRNGKeyArray, params: ArcEnvParams, count: int | None = None
+    ) -> ArcEnvParams:
+        """``params`` with new generated tasks in the pool (same shapes, so compiled steps
+        are reused): all ``task_pool_size`` of them, or ``count`` slots chosen at random
+        (``count`` tasks' generation: cheap enough to call at every training update);
+        unchanged when the environment has no pool. Resets choose from the pool of the
+        params they are given: a loop that never calls this trains on the same tasks."""
         if self.task_pool_size == 0:
             return params
-        keys = jax.random.split(key, self.task_pool_size)
-        pool = generate_task_pool(self.task_source, keys)
+        if count is None:
+            keys = jax.random.split(key, self.task_pool_size)
+            pool = generate_task_pool(self.task_source, keys)
+        else:
+            count = check_count(count, "count", owner="refresh_task_pool")
+            pool = refresh_random_slots(params.task_pool, self.task_source, key, count)
         return eqx.tree_at(lambda p: p.task_pool, params, pool, is_leaf=lambda x: x is None)
 
     @property
@@ -226,17 +235,31 @@ class ArcEnvironment(environment.Environment):
         state, obs, reward, _, info = step_one(state, action, self.config, self.task_source)
         return obs, state, reward, state.terminated, info
 
-    @functools.partial(jax.jit, static_argnames=("self",))
     def step(
         self,
         key: PRNGKeyArray,
         state: ArcState,
-        action: AbstractAction,
+        action: AbstractAction | dict,
         params: ArcEnvParams | None = None,
     ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], Bool[Array, ""], StepInfo]:
         """gymnax's step with auto-reset: the same outputs as the generic
         ``Environment.step`` (same key split, same reset), without building and selecting
-        a second observation."""
+        a second observation.
+
+        ``action`` is a structured action or a dict of its parts, checked before the
+        compiled step by the rule for integers and masks (docs/environment.md): values
+        given from Python are checked there, traced ones by dtype."""
+        action = structured_action(action, self.config.action.selection_format)
+        return self._step(key, state, action, params)
+
+    @functools.partial(jax.jit, static_argnames=("self",))
+    def _step(
+        self,
+        key: PRNGKeyArray,
+        state: ArcState,
+        action: AbstractAction,
+        params: ArcEnvParams | None,
+    ) -> tuple[ArcObservation, ArcState, Array, Bool[Array, ""], Bool[Array, ""], StepInfo]:
         if params is None:
             params = self.default_params
         # gymnax splits ``key`` into the step's key and the reset's. The ARC step draws
@@ -308,14 +331,30 @@ class ArcEnvironment(environment.Environment):
         return state.terminated | state.truncated
 
     def action_space(self, params: ArcEnvParams | None = None) -> StructuredActionSpace:
+        """The structured actions of the config's ``selection_format``."""
         return StructuredActionSpace(self.config)
 
     def observation_space(self, params: ArcEnvParams | None = None) -> spaces.Dict:
+        """The observation dict. On a generated source the observed tasks are those of the
+        task pool in ``params`` (``task_pool_size`` tasks, fixed until
+        ``params = env.refresh_task_pool(key, params)``; ``repr(env)`` says so)."""
         return observation_space(self.config, self.task_source.max_demos)
 
     def __repr__(self) -> str:
         env, action = self.config.environment, self.config.action
         return (
             f"ArcEnvironment({self._name}, format={action.selection_format}, "
-            f"mode={env.episode_mode}, canvas={self.config.dataset.canvas_shape})"
+            f"mode={env.episode_mode}, canvas={self.config.dataset.canvas_shape}"
+            f"{self.task_pool_text()})"
+        )
+
+    def task_pool_text(self) -> str:
+        """What resets draw from, for a generated source (``""`` for a bank)."""
+        if isinstance(self.task_source, TaskBank):
+            return ""
+        if self.task_pool_size == 0:
+            return ", tasks: a new one generated at every reset (task_pool=0)"
+        return (
+            f", tasks: a fixed pool of {self.task_pool_size} generated tasks, renewed only by "
+            "params = env.refresh_task_pool(key, params)"
         )

@@ -7,18 +7,20 @@ whose ``make(env_id, **kwargs)`` calls ``factory(**kwargs)`` and returns
 (:func:`~jaxarc.gymnax.registry.register_gymnax_envs`), so after::
 
     import gymnax
-    import jaxarc.gymnax.registration  # noqa: F401 (registers "ARC-AGI-1", "gen/flip", ...)
+    import jaxarc  # noqa: F401 (gymnax.make knows "ARC-AGI-1", "gen/flip", ...)
 
     env, params = gymnax.make("ARC-AGI-1", selection_format="bbox")
 
 ``gymnax.make`` accepts :func:`jaxarc.make`'s options, and the returned params carry the
-reward options (``success_bonus=...``). Building an environment with :func:`jaxarc.make`
-(or :func:`~jaxarc.gymnax.registry.build_environment`) registers the names too.
+reward options (``success_bonus=...``). ``import jaxarc`` does not import this module (nor
+gymnax: importing ``gymnax.registration`` imports every gymnax environment, seconds); it
+installs the hook of :mod:`jaxarc.gymnax.auto_registration`, which imports this module as
+soon as ``gymnax.registration`` is imported, or at once if it already is. Building any
+environment with :func:`jaxarc.make` (or
+:func:`~jaxarc.gymnax.registry.build_environment`) registers the names too.
 
 Not registered: single task ids (``"007bbfb7"``; over a thousand names whose check needs
-the bundled banks loaded): build those with ``jaxarc.make``. ``import jaxarc`` alone does not
-register, because importing ``gymnax.registration`` imports every gymnax environment
-(seconds); importing ``gymnax`` first costs the same.
+the bundled banks loaded): build those with ``jaxarc.make``.
 """
 
 from __future__ import annotations

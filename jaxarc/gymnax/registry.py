@@ -14,7 +14,8 @@ Built-in names:
 Options (all keyword): ``selection_format``, ``max_episode_steps``, ``episode_mode``,
 ``allowed_operations``, ``start_from_empty``, ``validate``, ``episode_context``
 (``"every_step"``/``"at_reset"``), ``task_pool`` (generated sources: tasks in the reset
-pool, 0 for none), ``data_dir``, ``reward_preset`` (``"default"`` or ``"generic"``: see
+pool, fixed until ``env.refresh_task_pool``; 0 for none: a generation per reset),
+``data_dir``, ``reward_preset`` (``"default"`` or ``"generic"``: see
 :meth:`~jaxarc.envs.config.RewardParams.preset`), and the reward
 weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
 ``similarity_weight`` (traced: they go into the returned params; they override the preset).

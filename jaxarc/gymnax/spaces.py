@@ -12,7 +12,13 @@ from jaxtyping import Array, Bool, Int32, PRNGKeyArray, UInt32
 
 from jaxarc.envs.config import JaxArcConfig
 from jaxarc.envs.keys import random_words
-from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
+from jaxarc.envs.structured_actions import (
+    ACTION_CLASSES,
+    AbstractAction,
+    BboxAction,
+    MaskAction,
+    PointAction,
+)
 from jaxarc.envs.types import CONTEXT_FIELDS
 from jaxarc.grid.fusion_barrier import materialize
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
@@ -34,20 +40,22 @@ def structured_action(action: Any, selection_format: str) -> AbstractAction:
     """``action`` as a structured action: itself, or built from a dict of its parts.
 
     Dicts come from spaces converted to Gymnasium (``gymnax.wrappers.GymnaxToGymWrapper``
-    samples ``{"operation": ..., "row": ..., "col": ...}``); a missing key is an error.
+    samples ``{"operation": ..., "row": ..., "col": ...}``); a missing key is an error, and
+    the parts follow the actions' rule for integers and masks (docs/environment.md).
     """
     if not isinstance(action, Mapping):
+        if not isinstance(action, ACTION_CLASSES[selection_format]):
+            raise TypeError(
+                f"a {selection_format} action is a {ACTION_CLASSES[selection_format].__name__} "
+                f"or a dict with keys {ACTION_KEYS[selection_format]}, got "
+                f"{type(action).__name__}"
+            )
         return action
     keys = ACTION_KEYS[selection_format]
     missing = [k for k in keys if k not in action]
     if missing:
         raise ValueError(f"{selection_format} action is missing key(s) {missing}; expected {keys}")
-    parts = {k: jnp.asarray(action[k], jnp.int32) for k in keys}
-    if selection_format == "mask":
-        return MaskAction(parts["operation"], jnp.asarray(action["selection"], jnp.bool_))
-    if selection_format == "bbox":
-        return BboxAction(*(parts[k] for k in keys))
-    return PointAction(*(parts[k] for k in keys))
+    return ACTION_CLASSES[selection_format](*(action[k] for k in keys))
 
 
 class StructuredActionSpace(spaces.Dict):
@@ -118,7 +126,8 @@ class StructuredActionSpace(spaces.Dict):
         allowed = jnp.zeros(NUM_OPERATIONS, jnp.bool_).at[jnp.asarray(self.allowed_operations)]
         allowed = allowed.set(True)
         op_ok = (op >= 0) & (op < NUM_OPERATIONS) & allowed[jnp.clip(op, 0, NUM_OPERATIONS - 1)]
-        return op_ok & action.in_bounds(self.canvas_shape)
+        ok = op_ok & action.in_bounds(self.canvas_shape)
+        return ok & action.values_ok() if isinstance(action, MaskAction) else ok
 
 
 class BinaryBox(spaces.Box):

@@ -18,12 +18,14 @@ The observation spec is a nested ``Spec`` whose constructor is
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Int32
 from jumanji import specs
 
 from jaxarc.envs.config import JaxArcConfig
+from jaxarc.envs.integers import check_integers
 from jaxarc.envs.structured_actions import AbstractAction, BboxAction, MaskAction, PointAction
 from jaxarc.envs.types import ArcObservation
 from jaxarc.grid.operation_ids import NUM_OPERATIONS
@@ -49,14 +51,30 @@ def action_spec(config: JaxArcConfig) -> specs.MultiDiscreteArray:
 
 
 def action_from_vector(vector: Int32[Array, " n"], config: JaxArcConfig) -> AbstractAction:
-    """The structured action of one action vector (traceable)."""
-    vector = jnp.asarray(vector, dtype=jnp.int32)
+    """The structured action of one action vector (traceable).
+
+    The vector must have the spec's shape (a ``ValueError`` otherwise: a shorter vector is
+    not padded, a longer one not cut) and hold integers (a ``TypeError`` for floats,
+    strings or bools; traced values by dtype), by the rule of docs/environment.md. Mask
+    entries select where they hold 1 (with validation, values other than 0/1 are errors).
+    """
     fmt = config.action.selection_format
+    vector = check_integers(vector, "action")
+    expected = (len(action_num_values(config)),)
+    if np.shape(vector) != expected:
+        raise ValueError(
+            f"a {fmt} action is an int vector of shape {expected} (env.action_spec.shape), "
+            f"got shape {np.shape(vector)}"
+        )
+    vector = jnp.asarray(vector, dtype=jnp.int32)
     if fmt == "point":
         return PointAction(vector[0], vector[1], vector[2])
     if fmt == "bbox":
         return BboxAction(vector[0], vector[1], vector[2], vector[3], vector[4])
-    return MaskAction(vector[0], vector[1:].reshape(config.dataset.canvas_shape) != 0)
+    cells = vector[1:].reshape(config.dataset.canvas_shape)
+    if not isinstance(cells, jax.core.Tracer):  # (a concrete vector's mask is checked now)
+        cells = np.asarray(cells)
+    return MaskAction(vector[0], cells)
 
 
 def action_to_vector(action: AbstractAction) -> Int32[Array, " n"]:

@@ -26,8 +26,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxarc.data.source import AbstractTaskSource
+from jaxarc.envs.arguments import check_count, check_names
 from jaxarc.envs.config import RewardParams
 from jaxarc.envs.functional import reset_one, step_one
+from jaxarc.envs.integers import check_integers
 from jaxarc.envs.types import ArcObservation, SourceRef
 from jaxarc.gymnax.registry import build_environment, make
 from jaxarc.gymnax.spaces import StructuredActionSpace, observation_space
@@ -37,6 +39,16 @@ FACES: tuple[str, ...] = ("functional", "gymnax", "gymnasium", "jumanji")
 
 class ContractError(AssertionError):
     """An environment broke one of the contracts (the message names the face and check)."""
+
+
+def _sizes(who: str, batch: int | None, steps: int, seed: int) -> tuple[int | None, int, int]:
+    """``(batch, steps, seed)`` checked: a contract run of no environment or no step would
+    pass while checking nothing, and a negative count fails deep inside JAX."""
+    if batch is not None:
+        batch = check_count(batch, "batch", owner=who)
+    steps = check_count(steps, "steps", owner=who)
+    check_integers(seed, f"seed of {who}")
+    return batch, steps, int(seed)
 
 
 def _require(ok: Any, face: str, what: str) -> None:
@@ -100,6 +112,7 @@ def _check_observation_shapes(obs: ArcObservation, face: str, canvas, max_demos:
 def check_functional(env: Any, *, batch: int = 2, steps: int = 4, seed: int = 0) -> dict[str, Any]:
     """The functional core (``reset_one`` / ``step_one``) under ``jit(vmap(scan))``."""
     face = "functional"
+    batch, steps, seed = _sizes("check_functional", batch, steps, seed)
     config, source = env.config, env.task_source
     rollout = _functional_rollout(config, SourceRef(source), steps)
     keys = jax.random.split(jax.random.key(seed), batch)
@@ -145,6 +158,7 @@ def _functional_rollout(config, source_ref: SourceRef, steps: int) -> Callable:
 def check_gymnax(env: Any, params: Any = None, *, batch: int = 2, steps: int = 4, seed: int = 0):
     """The gymnax face: ``env.reset`` / ``env.step`` (auto-reset) under ``jit(vmap(scan))``."""
     face = "gymnax"
+    batch, steps, seed = _sizes("check_gymnax", batch, steps, seed)
     params = env.default_params if params is None else params
     space, obs_space = env.action_space(params), env.observation_space(params)
 
@@ -185,6 +199,7 @@ def check_jumanji(env: Any, *, batch: int = 2, steps: int = 4, seed: int = 0):
     from jumanji.types import StepType
 
     face = "jumanji"
+    batch, steps, seed = _sizes("check_jumanji", batch, steps, seed)
     num_values = jnp.asarray(env.action_spec.num_values, jnp.int32)
 
     @jax.jit
@@ -229,6 +244,7 @@ def check_gymnasium(env: Any, *, steps: int = 4, seed: int = 0):
     from gymnasium.utils.env_checker import check_env
 
     face = "gymnasium"
+    _, steps, seed = _sizes("check_gymnasium", None, steps, seed)
     check_env(env.unwrapped, skip_render_check=True)
 
     def play() -> list:
@@ -262,12 +278,16 @@ def check_environment(
 ) -> list[dict[str, Any]]:
     """Run the contracts of ``faces`` on a registered name or any task source.
 
-    ``options`` are :func:`jaxarc.make`'s (``selection_format=``, ``max_episode_steps=``,
-    ``data_dir=``...). Returns one report per face; raises :class:`ContractError`.
+    ``faces`` is one face name or a list of them (at least one); ``batch`` and ``steps``
+    are positive ints. ``options`` are :func:`jaxarc.make`'s (``selection_format=``,
+    ``max_episode_steps=``, ``data_dir=``...). Returns one report per face; raises
+    :class:`ContractError`.
     """
+    faces = check_names(faces, "faces", "check_environment")
     unknown = set(faces) - set(FACES)
     if unknown:
         raise ValueError(f"unknown face(s) {sorted(unknown)}; use some of {FACES}")
+    batch, steps, seed = _sizes("check_environment", batch, steps, seed)
     if isinstance(env, str):
         gymnax_env, params = make(env, **options)
         name = env

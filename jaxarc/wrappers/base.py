@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from jaxarc.gymnax.environment import ArcEnvironment
 
 
+_BRIDGE_ASSIGNED = frozenset({"reset", "step"})
+
+
 class AbstractEnvWrapper(eqx.Module):
     """Base of every wrapper: forwards everything to ``env`` until overridden."""
 
@@ -34,6 +37,16 @@ class AbstractEnvWrapper(eqx.Module):
         if name.startswith("__") or name == "env":
             raise AttributeError(name)
         return getattr(self.env, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # gymnax's GymnaxToVectorGymWrapper deep-copies the environment and replaces the
+        # copy's ``reset`` and ``step`` by their jitted vmapped forms, as its own
+        # environments (plain objects) allow. Those two names may be set on an instance
+        # (never a field: a wrapper stays frozen, hashable and compared by what it wraps).
+        if name in _BRIDGE_ASSIGNED:
+            object.__setattr__(self, name, value)
+        else:
+            super().__setattr__(name, value)
 
     @property
     def unwrapped(self) -> ArcEnvironment:

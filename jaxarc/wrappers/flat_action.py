@@ -8,9 +8,11 @@ from typing import Any
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from gymnax.environments import spaces
 from jaxtyping import Array, Bool, Int32, PRNGKeyArray
 
+from jaxarc.envs.integers import check_integers
 from jaxarc.envs.structured_actions import PointAction
 from jaxarc.gymnax.spaces import StructuredActionSpace
 from jaxarc.wrappers.base import AbstractEnvWrapper
@@ -31,6 +33,33 @@ def _point_action_layout(env: Any, who: str) -> tuple[tuple[int, ...], tuple[int
     operations = tuple(int(op) for op in inner.allowed_operations)
     height, width = (int(s) for s in inner.canvas_shape)
     return operations, (height, width)
+
+
+def _flat_parts(value: Any, name: str, shape: tuple[int, ...], space: str) -> Int32[Array, "..."]:
+    """``value`` as int32 of ``shape``: integers only (``TypeError``), that shape
+    (``ValueError``); traced values are checked by dtype."""
+    value = check_integers(value, name)
+    if np.shape(value) != shape:
+        raise ValueError(
+            f"an action of {space} has shape {shape}, got shape {np.shape(value)} (one "
+            "environment's action: vmap env.step over a batch)"
+        )
+    return jnp.asarray(value, dtype=jnp.int32)
+
+
+def _refuse_outside(
+    value: Int32[Array, "..."], outside: Bool[Array, ""], space: str, config: Any
+) -> Int32[Array, "..."]:
+    """``value`` unchanged, or an error when it lies ``outside`` the space: a ``ValueError``
+    now for a concrete value, an ``equinox.error_if`` in compiled code when the
+    environment validates. Otherwise the caller makes the action a no-op."""
+    if not isinstance(outside, jax.core.Tracer):
+        if bool(outside):
+            raise ValueError(f"action {np.asarray(value).tolist()} is outside {space}")
+        return value
+    if config.environment.validate:
+        value = eqx.error_if(value, outside, f"action outside {space}")
+    return value
 
 
 class FlatPointActionWrapper(AbstractEnvWrapper):
@@ -55,23 +84,20 @@ class FlatPointActionWrapper(AbstractEnvWrapper):
         return len(self.operations) * height * width
 
     def to_point_action(self, index: Int32[Array, ""]) -> PointAction:
-        """The structured action of a flat index (traceable).
-
-        An index outside ``[0, num_actions)`` is an error when the environment validates
-        (``EnvironmentConfig.validate``), else it is clipped into range.
-        """
+        """The structured action of a flat index (traceable), by the rule of
+        docs/environment.md: one integer (a ``TypeError`` for floats, strings or bools, a
+        ``ValueError`` for another shape); an index outside ``[0, num_actions)`` is a
+        ``ValueError`` when given from Python, an error in compiled code when the environment
+        validates (``EnvironmentConfig.validate``), and otherwise a no-op step."""
         height, width = self.canvas_shape
-        index = jnp.asarray(index, dtype=jnp.int32)
-        if self.unwrapped.config.environment.validate:
-            index = eqx.error_if(
-                index,
-                (index < 0) | (index >= self.num_actions),
-                f"FlatPointActionWrapper: action index outside [0, {self.num_actions})",
-            )
-        index = jnp.clip(index, 0, self.num_actions - 1)
-        op_slot, cell = jnp.divmod(index, jnp.int32(height * width))
+        space = f"Discrete({self.num_actions})"
+        index = _flat_parts(index, "action", (), space)
+        outside = (index < 0) | (index >= self.num_actions)
+        index = _refuse_outside(index, outside, space, self.unwrapped.config)
+        op_slot, cell = jnp.divmod(jnp.clip(index, 0, self.num_actions - 1), height * width)
         table = jnp.asarray(self.operations, dtype=jnp.int32)
-        return PointAction(table[op_slot], cell // jnp.int32(width), cell % jnp.int32(width))
+        operation = jnp.where(outside, jnp.int32(-1), table[op_slot])
+        return PointAction(operation, cell // jnp.int32(width), cell % jnp.int32(width))
 
     def flat_index(self, operation: int, row: int, col: int) -> int:
         """The flat index of an allowed operation at ``(row, col)`` (host-side)."""
@@ -115,8 +141,9 @@ class MultiDiscretePointActionWrapper(AbstractEnvWrapper):
     ``operations[slot]`` at cell ``(row, col)``, for agents with one categorical head per part.
 
     ``operations`` are the wrapped action space's allowed operations (see
-    :class:`FlatPointActionWrapper`). Out-of-range parts are an error when the environment
-    validates, else clipped. Needs ``selection_format="point"``.
+    :class:`FlatPointActionWrapper`). A part out of its range is refused from Python, an
+    error when the environment validates, else makes the action a no-op step (never another
+    cell). Needs ``selection_format="point"``.
     """
 
     operations: tuple[int, ...] = eqx.field(static=True)
@@ -131,18 +158,18 @@ class MultiDiscretePointActionWrapper(AbstractEnvWrapper):
         return (len(self.operations), *self.canvas_shape)
 
     def to_point_action(self, action: Int32[Array, " 3"]) -> PointAction:
-        """The structured action of a ``(slot, row, col)`` vector (traceable)."""
-        action = jnp.asarray(action, dtype=jnp.int32)
+        """The structured action of a ``(slot, row, col)`` vector (traceable), by the rule
+        of :meth:`FlatPointActionWrapper.to_point_action` (a part outside its range makes
+        the action a no-op step when nothing validates it)."""
+        space = f"MultiDiscrete({list(self.nvec)})"
+        action = _flat_parts(action, "action", (3,), space)
         high = jnp.asarray(self.nvec, dtype=jnp.int32)
-        if self.unwrapped.config.environment.validate:
-            action = eqx.error_if(
-                action,
-                jnp.any((action < 0) | (action >= high)),
-                f"MultiDiscretePointActionWrapper: action outside MultiDiscrete({list(self.nvec)})",
-            )
-        action = jnp.clip(action, 0, high - 1)
+        outside = jnp.any((action < 0) | (action >= high))
+        action = _refuse_outside(action, outside, space, self.unwrapped.config)
+        clipped = jnp.clip(action, 0, high - 1)
         table = jnp.asarray(self.operations, dtype=jnp.int32)
-        return PointAction(table[action[0]], action[1], action[2])
+        operation = jnp.where(outside, jnp.int32(-1), table[clipped[0]])
+        return PointAction(operation, clipped[1], clipped[2])
 
     def step(self, key: PRNGKeyArray, state: Any, action: Any, params: Any = None):
         return self.env.step(key, state, self.to_point_action(action), params)

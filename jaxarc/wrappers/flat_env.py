@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from jaxarc.envs.arguments import check_flag, check_names
 from jaxarc.wrappers.flat_action import FlatPointActionWrapper, MultiDiscretePointActionWrapper
 from jaxarc.wrappers.flatten_observation import FlattenObservationWrapper
 from jaxarc.wrappers.gymnax_v0 import GymnaxV0Wrapper
@@ -56,11 +57,12 @@ def make_flat(
 
     Args:
         name: any name :func:`jaxarc.make` accepts.
-        fields: the observation fields concatenated into the ``Box`` observation.
+        fields: the observation fields concatenated into the ``Box`` observation (one
+            name or a list of distinct names).
         action_format: ``"discrete"`` (``Discrete(K*H*W)``) or ``"multi_discrete"``
             (``MultiDiscrete([K, H, W])``); ``K`` counts the allowed operations only.
-        gymnax_v0: wrap in :class:`~jaxarc.wrappers.GymnaxV0Wrapper` (five-value ``step``,
-            for purejaxrl and rejax).
+        gymnax_v0: ``True`` wraps in :class:`~jaxarc.wrappers.GymnaxV0Wrapper` (five-value
+            ``step``, for purejaxrl and rejax).
         hindsight: the probability that an episode is followed by its hindsight task
             (:class:`~jaxarc.wrappers.HindsightTaskWrapper`, under the flat wrappers); 0: off.
         **options: :func:`jaxarc.make` options; ``allowed_operations`` takes ids or names
@@ -71,6 +73,12 @@ def make_flat(
     """
     from jaxarc.gymnax.registry import make
 
+    gymnax_v0 = check_flag(gymnax_v0, "gymnax_v0", "make_flat")
+    fields = check_names(fields, "fields", "make_flat")
+    if action_format not in FLAT_ACTION_FORMATS:  # (said before the environment is built)
+        raise ValueError(
+            f"action_format must be one of {FLAT_ACTION_FORMATS}, got {action_format!r}"
+        )
     fmt = options.setdefault("selection_format", "point")
     if fmt != "point":
         raise ValueError(f"the flat environment uses point actions, got selection_format={fmt!r}")

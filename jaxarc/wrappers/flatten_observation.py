@@ -11,6 +11,7 @@ import numpy as np
 from gymnax.environments import spaces
 from jaxtyping import Array, Float32, PRNGKeyArray
 
+from jaxarc.envs.arguments import check_names
 from jaxarc.envs.types import OBSERVATION_FIELDS
 from jaxarc.wrappers.base import AbstractEnvWrapper
 
@@ -35,13 +36,12 @@ class FlattenObservationWrapper(AbstractEnvWrapper):
                 f"FlattenObservationWrapper flattens a Dict observation space, got "
                 f"{type(inner).__name__} (is the environment already flattened?)"
             )
+        fields = check_names(fields, "fields", "FlattenObservationWrapper")
         known = tuple(inner.spaces)
         unknown = [f for f in fields if f not in known]
         if unknown:
             raise ValueError(f"unknown observation field(s) {unknown}; known: {known}")
-        if not fields:
-            raise ValueError("fields must name at least one observation field")
-        self.fields = tuple(fields)
+        self.fields = fields
 
     def flatten(self, obs: Any) -> Float32[Array, " D"]:
         """One observation (no batch axis) as a flat vector."""

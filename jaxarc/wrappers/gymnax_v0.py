@@ -18,6 +18,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float32, PRNGKeyArray
 
+from jaxarc.envs.arguments import check_flag
 from jaxarc.wrappers.base import AbstractEnvWrapper
 
 
@@ -38,7 +39,9 @@ class GymnaxV0Wrapper(AbstractEnvWrapper):
 
     def __init__(self, env: Any, keep_final_observation: bool = True):
         self.env = env
-        self.keep_final_observation = keep_final_observation
+        self.keep_final_observation = check_flag(
+            keep_final_observation, "keep_final_observation", "GymnaxV0Wrapper"
+        )
 
     def step(
         self, key: PRNGKeyArray, state: Any, action: Any, params: Any = None
