@@ -34,6 +34,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "jaxarc.cli.render",
     "jaxarc.cli.train",
     "jaxarc.cli.evaluate",
+    "jaxarc.cli.solve",
 )
 
 

@@ -1,0 +1,221 @@
+"""``jaxarc solve``: two attempts at every test input of a task source, written as an ARC
+Prize submission (see ``docs/solve.md``).
+
+Methods: ``search`` (breadth-first search over the environment's actions, to ``--depth``),
+``random`` (random sequences of the same actions) and ``policy`` (a trained checkpoint,
+frozen: one greedy and one sampled episode). The submission is written atomically, after
+every task is solved and the result validated: on any error nothing is written. Where the
+source knows its test outputs the run scores itself (pass@2 by task) and a report with one
+entry per task is written beside the submission (``<out>`` with ``.report.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from jaxarc.cli.main import CLIError
+from jaxarc.cli.runtime import add_runtime_flags, positive_int, prepare_runtime
+
+METHODS = ("search", "random", "policy")  # jaxarc.solve.solver.METHODS (no jax import here)
+
+
+def _budget(text: str) -> Any:
+    from jaxarc.solve.solver import Budget, BudgetError
+
+    try:
+        return Budget.parse(text)
+    except BudgetError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    solve = subparsers.add_parser(
+        "solve",
+        help="two attempts at every test input of a source, written as an ARC Prize "
+        "submission (search, random or a trained policy); scores itself where the test "
+        "outputs are known",
+        description="Solve every task of a source from its demonstrations and write the ARC "
+        "Prize submission {task_id: [{attempt_1, attempt_2}, ...]}. search: breadth-first "
+        "search over sequences of up to --depth environment actions that turn every "
+        "demonstration input into its output. random: random sequences of the same actions. "
+        "policy: a trained checkpoint, frozen. Test outputs are never read while solving; "
+        "where they are known, pass@2 by task is reported.",
+    )
+    solve.add_argument(
+        "--source",
+        required=True,
+        help="arc-agi-1/evaluation, a directory of ARC JSON files, or a Kaggle challenges file",
+    )
+    solve.add_argument(
+        "--solutions", type=Path, default=None, help="Kaggle solutions file (for scoring)"
+    )
+    solve.add_argument("--method", choices=METHODS, default="search")
+    solve.add_argument(
+        "--depth", type=positive_int, default=2, help="search, random: actions per sequence"
+    )
+    solve.add_argument("--checkpoint", type=Path, default=None, metavar="RUN", help="policy")
+    solve.add_argument(
+        "--budget",
+        type=_budget,
+        default=None,
+        help="per task: '30s' (search: seconds) or N (search: action sequences tried; "
+        "policy: environment steps per attempt)",
+    )
+    solve.add_argument("--out", type=Path, required=True, help="the submission JSON")
+    solve.add_argument("--limit", type=positive_int, default=None, help="first N tasks")
+    solve.add_argument("--batch-size", type=positive_int, default=32, metavar="N")
+    solve.add_argument("--seed", type=int, default=0)
+    add_runtime_flags(solve)
+    solve.set_defaults(func=run_solve)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    if args.method == "policy" and args.checkpoint is None:
+        raise CLIError("--method policy needs --checkpoint RUN")
+    if args.method != "policy" and args.checkpoint is not None:
+        raise CLIError(f"--checkpoint applies to --method policy, not {args.method}")
+    if args.method == "policy" and args.budget is not None and args.budget.seconds is not None:
+        raise CLIError("--method policy takes a budget in steps per attempt, not seconds")
+    if args.method == "random" and args.budget is not None:
+        raise CLIError("--budget does not apply to --method random")
+    if args.source.startswith("gen/"):
+        raise CLIError(f"{args.source}: solve takes ARC tasks (a bank), not a generated family")
+
+
+class SolveProgress:
+    """A progress bar over the tasks on stderr."""
+
+    def __init__(self, label: str, enabled: bool):
+        self.label, self.enabled, self.bar = label, enabled, None
+
+    def __call__(self, done: int, total: int) -> None:
+        from tqdm.auto import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(
+                total=total,
+                unit="task",
+                dynamic_ncols=True,
+                disable=not self.enabled,
+                desc=self.label,
+            )
+        self.bar.update(done - self.bar.n)
+        if done >= total:
+            self.bar.close()
+
+
+def _policy_attempts(args: argparse.Namespace, problems: list, progress: SolveProgress):
+    import jax
+
+    from jaxarc.agents.run.evaluate import EvaluationError, load_trained_policy
+    from jaxarc.solve.policy_attempts import policy_attempts
+
+    try:
+        config, policy, path = load_trained_policy(args.checkpoint)
+        steps = args.budget.steps if args.budget is not None else int(config.max_episode_steps)
+        attempts = policy_attempts(
+            policy,
+            config.env_config().action,
+            problems,
+            max_episode_steps=steps,
+            batch_size=args.batch_size,
+            key=jax.random.key(args.seed),
+            progress=progress,
+        )
+    except EvaluationError as err:
+        raise CLIError(str(err)) from None
+    info = {"checkpoint": str(path), "max_episode_steps": steps}
+    return attempts, {p.task_id: {} for p in problems}, info
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    _check_flags(args)
+    primary = prepare_runtime(args)
+    from jaxarc.data.loading import load_bank
+    from jaxarc.solve.problem import ProblemError, known_test_outputs, problems_from_bank
+    from jaxarc.solve.solver import Budget, solve_problems
+    from jaxarc.solve.submission import entries, score_submission, validate_submission
+
+    start = time.perf_counter()
+    try:
+        bank = load_bank(args.source, solutions=args.solutions)
+    except ValueError as err:
+        raise CLIError(f"cannot load {args.source}: {err}") from None
+    if args.limit is not None:
+        bank = bank.subset(range(min(args.limit, bank.num_tasks)))
+    try:
+        problems = problems_from_bank(bank)
+    except ProblemError as err:
+        raise CLIError(str(err)) from None
+    budget = args.budget or Budget()
+    label = f"{args.source}: {args.method}" + (
+        f" depth {args.depth}" if args.method != "policy" else ""
+    )
+    progress = SolveProgress(label, enabled=primary)
+    run_info: dict[str, Any] = {}
+    try:
+        if args.method == "policy":
+            attempts, infos, run_info = _policy_attempts(args, problems, progress)
+        else:
+            attempts, infos = solve_problems(
+                problems,
+                args.method,
+                depth=args.depth,
+                budget=budget,
+                seed=args.seed,
+                progress=progress,
+            )
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+    finally:
+        if progress.bar is not None:
+            progress.bar.close()
+    submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
+    validate_submission(submission, {p.task_id: p.num_tests for p in problems})
+    seconds = time.perf_counter() - start
+    score = score_submission(submission, known_test_outputs(bank))
+    report = {
+        "source": args.source,
+        "method": args.method,
+        "depth": args.depth if args.method != "policy" else None,
+        "budget": budget.describe(),
+        "seed": args.seed,
+        "num_tasks": len(problems),
+        "wall_seconds": round(seconds, 1),
+        **run_info,
+        **{k: v for k, v in score.items() if k != "tasks"},
+        "tasks": {
+            task_id: {**infos.get(task_id, {}), **score["tasks"].get(task_id, {})}
+            for task_id in submission
+        },
+    }
+    if primary:
+        from jaxarc.solve.submission import write_json_atomic
+
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        report_path = args.out.with_suffix(".report.json")
+        write_json_atomic(report_path, report)
+        write_json_atomic(args.out, submission)
+        print(solve_summary(report))
+        print(f"submission: {args.out}\nreport: {report_path}")
+    return 0
+
+
+def solve_summary(report: dict[str, Any]) -> str:
+    """One line: what was solved, or that nothing could be scored."""
+    from jaxarc.cli.evaluate import percent
+
+    what = f"{report['source']}: {report['num_tasks']} tasks, {report['method']}"
+    if report["method"] != "policy":
+        what += f" depth {report['depth']}"
+    what += f" (budget {report['budget']}), {report['wall_seconds']} s"
+    if not report["scored_tasks"]:
+        return f"{what}; no test outputs known: not scored"
+    return (
+        f"{what}; solved {report['solved_tasks']} of {report['scored_tasks']} tasks "
+        f"(pass@2 by task: {percent(report['solve_rate'])}); test inputs "
+        f"{report['solved_pairs']} of {report['scored_pairs']}"
+    )

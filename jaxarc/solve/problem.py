@@ -1,0 +1,110 @@
+"""A task as the solver sees it: demonstration pairs and test inputs, never test outputs.
+
+:func:`problems_from_bank` builds :class:`Problem` s from a
+:class:`~jaxarc.data.bank.TaskBank` and reads no test-output field of the bank, so nothing a
+solver computes from a problem can depend on a test output (the no-peeking test checks it
+end to end). Grids are ``int8`` NumPy arrays of their true sizes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from jaxarc.data.bank import TaskBank
+
+
+class ProblemError(ValueError):
+    """A task the solver cannot take (with what and where)."""
+
+
+MAX_SIDE = 30  # ARC grids are at most 30x30
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One task's demonstration pairs and test inputs (true sizes, ``int8``)."""
+
+    task_id: str
+    demo_inputs: tuple[np.ndarray, ...]
+    demo_outputs: tuple[np.ndarray, ...]
+    test_inputs: tuple[np.ndarray, ...]
+
+    def __post_init__(self) -> None:
+        if not self.demo_inputs:
+            raise ProblemError(f"task {self.task_id!r} has no demonstration pairs")
+        if len(self.demo_inputs) != len(self.demo_outputs):
+            raise ProblemError(
+                f"task {self.task_id!r}: {len(self.demo_inputs)} demonstration inputs but "
+                f"{len(self.demo_outputs)} outputs"
+            )
+        if not self.test_inputs:
+            raise ProblemError(f"task {self.task_id!r} has no test inputs")
+        grids = [
+            *(("train", k, "input", g) for k, g in enumerate(self.demo_inputs)),
+            *(("train", k, "output", g) for k, g in enumerate(self.demo_outputs)),
+            *(("test", k, "input", g) for k, g in enumerate(self.test_inputs)),
+        ]
+        for split, k, which, grid in grids:
+            rows, cols = grid.shape
+            if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+                raise ProblemError(
+                    f"task {self.task_id!r}, {split}[{k}].{which}: a {rows}x{cols} grid; ARC "
+                    f"grids are 1x1 to {MAX_SIDE}x{MAX_SIDE}"
+                )
+
+    @property
+    def num_demos(self) -> int:
+        return len(self.demo_inputs)
+
+    @property
+    def num_tests(self) -> int:
+        return len(self.test_inputs)
+
+
+def _grid(grids: np.ndarray, shapes: np.ndarray, index: tuple[int, int]) -> np.ndarray:
+    rows, cols = (int(x) for x in shapes[index])
+    return np.ascontiguousarray(grids[index][:rows, :cols]).astype(np.int8)
+
+
+def problems_from_bank(bank: TaskBank) -> list[Problem]:
+    """One :class:`Problem` per task of ``bank``, in order (test outputs are not read)."""
+    demo_in = np.asarray(bank.demo_inputs)
+    demo_out = np.asarray(bank.demo_outputs)
+    demo_in_shapes = np.asarray(bank.demo_input_shapes)
+    demo_out_shapes = np.asarray(bank.demo_output_shapes)
+    num_demos = np.asarray(bank.num_demos)
+    test_in = np.asarray(bank.test_inputs)
+    test_in_shapes = np.asarray(bank.test_input_shapes)
+    num_tests = np.asarray(bank.num_tests)
+    problems = []
+    for t, task_id in enumerate(bank.task_ids):
+        demos = range(int(num_demos[t]))
+        problems.append(
+            Problem(
+                task_id=task_id,
+                demo_inputs=tuple(_grid(demo_in, demo_in_shapes, (t, k)) for k in demos),
+                demo_outputs=tuple(_grid(demo_out, demo_out_shapes, (t, k)) for k in demos),
+                test_inputs=tuple(
+                    _grid(test_in, test_in_shapes, (t, k)) for k in range(int(num_tests[t]))
+                ),
+            )
+        )
+    return problems
+
+
+def known_test_outputs(bank: TaskBank) -> dict[str, list[np.ndarray | None]]:
+    """The test outputs of ``bank`` by task id (``None`` where a pair is unscored): for
+    scoring a submission after solving, never for solving."""
+    outputs = np.asarray(bank.test_outputs)
+    shapes = np.asarray(bank.test_output_shapes)
+    scored = np.asarray(bank.test_scored)
+    num_tests = np.asarray(bank.num_tests)
+    return {
+        task_id: [
+            _grid(outputs, shapes, (t, k)) if scored[t, k] else None
+            for k in range(int(num_tests[t]))
+        ]
+        for t, task_id in enumerate(bank.task_ids)
+    }
