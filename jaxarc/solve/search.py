@@ -97,19 +97,21 @@ def _expand_program(side: int):
             + 121 * children.clipboard_mask.astype(jnp.int32)
         ).astype(jnp.uint32)
         key_all = jnp.stack(
-            [jnp.sum(cells * weights[0], axis=(1, 2, 3)), jnp.sum(cells * weights[1], (1, 2, 3))],
-            axis=1,
+            [jnp.sum(cells * w[None], axis=(1, 2, 3)) for w in (weights[0], weights[1])], axis=1
         )
         tests = ~demo & jnp.any(weights[0] != 0, axis=(1, 2))
         grid_only = (children.grid.astype(jnp.int32) + 1).astype(jnp.uint32)
-        key_tests = jnp.sum(grid_only * jnp.where(tests[:, None, None], weights[2], 0), (1, 2, 3))
+        test_weights = jnp.where(tests[:, None, None], weights[2], jnp.uint32(0))
+        key_tests = jnp.sum(grid_only * test_weights[None], axis=(1, 2, 3))
         equal = children.grid == targets[None]
         matched = jnp.all(equal, axis=(2, 3))
         solved = jnp.all(matched | ~demo[None], axis=1)
         union = (children.grid >= 0) | (targets[None] >= 0)
-        accuracy = jnp.sum(equal & union, axis=(2, 3)) / jnp.maximum(jnp.sum(union, (2, 3)), 1)
+        right = jnp.sum(equal & union, axis=(2, 3)).astype(jnp.float32)
+        accuracy = right / jnp.maximum(jnp.sum(union, axis=(2, 3)), 1).astype(jnp.float32)
+        per_demo = matched.astype(jnp.float32) + accuracy
         demos = jnp.maximum(jnp.sum(demo), 1).astype(jnp.float32)
-        score = jnp.sum(jnp.where(demo[None], matched + accuracy, 0.0), axis=1) / demos
+        score = jnp.sum(jnp.where(demo[None], per_demo, jnp.float32(0)), axis=1) / demos
         return _Children(
             children,
             key_all,

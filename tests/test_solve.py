@@ -1,0 +1,263 @@
+"""``jaxarc solve``: the search baseline, the submission format and the command's contract
+(never reads a test output; bad input is one line, a non-zero exit and nothing written)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from jaxarc.cli.main import main
+from jaxarc.grid import operation_ids as ops
+from jaxarc.solve.candidates import WHOLE, candidate_actions
+from jaxarc.solve.problem import Problem
+from jaxarc.solve.replay import replay_on_task
+from jaxarc.solve.search import search
+from jaxarc.solve.solver import Budget, BudgetError, search_attempts
+from jaxarc.solve.submission import SubmissionError, score_submission, validate_submission
+
+
+def _grids(rng: np.random.Generator, count: int, shape=(3, 4)) -> list[np.ndarray]:
+    return [rng.integers(0, 10, shape).astype(np.int8) for _ in range(count)]
+
+
+def _problem(name: str, inputs, outputs, tests) -> Problem:
+    return Problem(name, tuple(inputs), tuple(outputs), tuple(tests))
+
+
+def test_search_needs_two_actions_for_a_half_turn_and_finds_it() -> None:
+    rng = np.random.default_rng(0)
+    inputs, tests = _grids(rng, 3), _grids(rng, 1)
+    half_turn = _problem("half", inputs, [np.rot90(g, 2) for g in inputs], tests)
+    assert search(half_turn, 1).solutions == []
+    attempts, info = search_attempts(half_turn, 2, Budget())
+    assert len(info["solutions"]) == 1  # ROTATE twice, FLIP_LR + FLIP_TB: one node
+    assert np.array_equal(attempts[0][0], np.rot90(tests[0], 2))
+    assert not np.array_equal(attempts[0][1], attempts[0][0])  # a second, different attempt
+
+
+def test_equivalent_sequences_are_one_node_and_no_ops_are_dropped() -> None:
+    rng = np.random.default_rng(1)
+    inputs = _grids(rng, 2)
+    task = _problem("none", inputs, [np.zeros((2, 2), np.int8)] * 2, _grids(rng, 1))
+    flips = np.asarray([(ops.FLIP_LR, *WHOLE), (ops.FLIP_TB, *WHOLE)], np.int32)
+    result = search(task, 2, candidates=flips)
+    # root, LR, TB, LR+TB (= TB+LR); LR+LR and TB+TB are the root again
+    assert (result.sequences, result.nodes, result.solutions) == (2 + 2 * 2, 4, [])
+    assert result.complete
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_search_finds_any_two_action_program_the_environment_runs(seed: int) -> None:
+    """A task made by replaying two random candidate actions with the environment is
+    solved by the search, and its solution replays to the same demonstration outputs."""
+    rng = np.random.default_rng(seed)
+    inputs = [rng.integers(0, 3, (int(h), int(w))).astype(np.int8) for h, w in [(4, 5), (5, 5)]]
+    tests = [rng.integers(0, 3, (4, 4)).astype(np.int8)]
+    blank = _problem("blank", inputs, inputs, tests)
+    table = candidate_actions(blank)
+    table = np.concatenate([table, [(ops.FLOOD_0 + 7, 1, 1, 1, 1), (ops.FILL_0 + 5, 0, 0, 1, 2)]])
+    program = table[rng.choice(len(table), 2, replace=False)]
+    demos_made, _ = _made(blank, program)
+    task = _problem("made", inputs, demos_made, tests)
+    result = search(task, 2, candidates=table)
+    assert result.solutions, program
+    solves, _ = replay_on_task(task, result.solutions[0])
+    assert solves
+
+
+def _made(problem: Problem, program: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    demo_problem = _problem("d", problem.demo_inputs, problem.demo_inputs, problem.demo_inputs)
+    _, demos = replay_on_task(demo_problem, program)
+    _, tests = replay_on_task(problem, program)
+    return demos, tests
+
+
+def test_a_budget_of_one_sequence_stops_the_search() -> None:
+    rng = np.random.default_rng(3)
+    inputs = _grids(rng, 2)
+    task = _problem("t", inputs, [np.rot90(g, 2) for g in inputs], _grids(rng, 1))
+    result = search(task, 2, max_sequences=1)
+    assert not result.complete and result.sequences <= 1024  # one chunk at most
+    assert Budget.parse("30s") == Budget(seconds=30.0)
+    assert Budget.parse("5000") == Budget(steps=5000)
+    for bad in ("0", "0s", "-3", "1.5", "fast"):
+        with pytest.raises(BudgetError):
+            Budget.parse(bad)
+
+
+# ----------------------------------------------------------------- the submission format
+
+
+def test_validator_accepts_the_format_and_names_each_break() -> None:
+    good = {
+        "a": [{"attempt_1": [[1, 2]], "attempt_2": [[0]]}],
+        "b": [{"attempt_1": [[3]], "attempt_2": [[3]]}] * 2,
+    }
+    counts = {"a": 1, "b": 2}
+    validate_submission(good, counts)
+    breaks = {
+        "tasks missing": {"a": good["a"]},
+        "not in the source": {**good, "c": good["a"]},
+        "needs a list of 2 entries": {**good, "b": good["b"][:1]},
+        "exactly 'attempt_1' and 'attempt_2'": {**good, "a": [{"attempt_1": [[1]]}]},
+        "not a colour 0-9": {**good, "a": [{"attempt_1": [[10]], "attempt_2": [[0]]}]},
+        "ragged rows": {**good, "a": [{"attempt_1": [[1, 2], [3]], "attempt_2": [[0]]}]},
+        "at most 30x30": {**good, "a": [{"attempt_1": [[0] * 31], "attempt_2": [[0]]}]},
+        "non-empty list of rows": {**good, "a": [{"attempt_1": [], "attempt_2": [[0]]}]},
+    }
+    for message, submission in breaks.items():
+        with pytest.raises(SubmissionError, match=message):
+            validate_submission(submission, counts)
+
+
+def test_pass_at_2_by_task_needs_every_test_input() -> None:
+    sub = {
+        "one": [{"attempt_1": [[0]], "attempt_2": [[1]]}],
+        "two": [{"attempt_1": [[1]], "attempt_2": [[1]]}, {"attempt_1": [[2]], "attempt_2": [[3]]}],
+    }
+    outputs = {"one": [np.array([[1]])], "two": [np.array([[1]]), np.array([[4]])]}
+    score = score_submission(sub, outputs)
+    assert (score["solved_tasks"], score["scored_tasks"]) == (1, 2)
+    assert (score["solved_pairs"], score["scored_pairs"]) == (2, 3)
+    assert score["tasks"]["one"]["test_inputs"][0]["attempts"] == [False, True]
+    unscored = score_submission(sub, {"one": [None], "two": [None, None]})
+    assert unscored["scored_tasks"] == 0 and unscored["solve_rate"] is None
+
+
+# ----------------------------------------------------------------- the command
+
+
+def _pair(a: np.ndarray, b: np.ndarray | None) -> dict:
+    pair = {"input": a.tolist()}
+    if b is not None:
+        pair["output"] = b.tolist()
+    return pair
+
+
+def _tasks(outputs: str = "true") -> dict:
+    """Three small tasks: a left-right flip, a half turn, and one no sequence solves.
+    ``outputs``: "true", "corrupt" (wrong test outputs) or "none" (no test outputs)."""
+    rng = np.random.default_rng(7)
+    rules = {"flip": np.fliplr, "half": lambda g: np.rot90(g, 2), "hard": lambda g: (g + 1) % 10}
+    tasks = {}
+    for name, rule in rules.items():
+        demos, tests = _grids(rng, 3), _grids(rng, 2)
+        test_outputs = {
+            "true": [rule(g) for g in tests],
+            "corrupt": [np.full((5, 2), 9, np.int8) for _ in tests],
+            "none": [None for _ in tests],
+        }[outputs]
+        tasks[name] = {
+            "train": [_pair(g, rule(g)) for g in demos],
+            "test": [_pair(g, out) for g, out in zip(tests, test_outputs, strict=True)],
+        }
+    return tasks
+
+
+def _write_dir(root: Path, tasks: dict) -> Path:
+    root.mkdir(parents=True)
+    for task_id, task in tasks.items():
+        (root / f"{task_id}.json").write_text(json.dumps(task))
+    return root
+
+
+def _solve(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["solve", "--no-compile-cache", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_solve_never_reads_a_test_output(tmp_path: Path, capsys) -> None:
+    """The same submission from tasks with true, corrupted and removed test outputs (a
+    directory and a Kaggle challenges file); only the first scores, and it scores right."""
+    runs = {}
+    for kind in ("true", "corrupt"):
+        source = _write_dir(tmp_path / kind, _tasks(kind))
+        out = tmp_path / f"{kind}.json"
+        code, stdout, _ = _solve(capsys, "--source", str(source), "--depth", "2", "--out", str(out))
+        assert code == 0
+        runs[kind] = (json.loads(out.read_text()), stdout)
+    challenges = tmp_path / "challenges.json"
+    challenges.write_text(json.dumps(_tasks("none")))
+    out = tmp_path / "kaggle.json"
+    code, stdout, _ = _solve(capsys, "--source", str(challenges), "--out", str(out))
+    assert code == 0 and "no test outputs known: not scored" in stdout
+    assert not json.loads(out.with_suffix(".report.json").read_text())["scored_tasks"]
+    runs["none"] = (json.loads(out.read_text()), stdout)
+    assert runs["true"][0] == runs["corrupt"][0] == runs["none"][0]
+    assert "solved 2 of 3 tasks" in runs["true"][1]  # flip and half turn; not the recolouring
+    assert "solved 0 of 3 tasks" in runs["corrupt"][1]
+    validate_submission(runs["true"][0], {"flip": 2, "half": 2, "hard": 2})
+    report = json.loads((tmp_path / "true.report.json").read_text())
+    assert report["tasks"]["flip"]["solutions"][0] == ["FLIP_LR(0,0,29,29)"]
+    assert report["tasks"]["hard"]["solved"] is False
+
+
+def _bad_input(tmp_path: Path, capsys, argv: list[str], message: str) -> None:
+    out = tmp_path / "out" / "submission.json"
+    try:
+        code, stdout, err = _solve(capsys, *argv, "--out", str(out))
+    except SystemExit as exit_:  # argparse
+        code, err = exit_.code, capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert not out.exists() and not out.with_suffix(".report.json").exists()
+
+
+def test_bad_input_is_one_line_a_non_zero_exit_and_nothing_written(tmp_path: Path, capsys) -> None:
+    tasks = _tasks()
+    no_demos = _write_dir(tmp_path / "no_demos", {"t": {**tasks["flip"], "train": []}})
+    _bad_input(tmp_path, capsys, ["--source", str(no_demos)], "'train' has no pairs")
+    big = np.zeros((31, 31), np.int8)
+    too_big = _write_dir(tmp_path / "big", {"t": {**tasks["flip"], "test": [_pair(big, None)]}})
+    _bad_input(tmp_path, capsys, ["--source", str(too_big)], "grid of 31x31 is larger")
+    good = _write_dir(tmp_path / "good", tasks)
+    _bad_input(tmp_path, capsys, ["--source", str(good), "--budget", "0"], "must be more than 0")
+    _bad_input(
+        tmp_path, capsys, ["--source", str(good), "--method", "policy"], "needs --checkpoint"
+    )
+    _bad_input(tmp_path, capsys, ["--source", "gen/easy"], "not a generated family")
+
+
+@pytest.mark.slow
+def test_policy_method_plays_a_checkpoint_and_refuses_another_action_format(
+    tmp_path: Path, capsys
+) -> None:
+    """A (tiny, untrained) checkpoint plays every test input twice into a valid submission;
+    the same weights under a config of another action format are refused in one line."""
+    import jax
+
+    from jaxarc.agents import GRPOConfig, TrainConfig, make_train
+    from jaxarc.agents.model.policy import PolicyConfig
+    from jaxarc.agents.run.checkpoint import save_checkpoint
+
+    source = _write_dir(tmp_path / "tasks", _tasks())
+    config = TrainConfig(
+        source=str(source),
+        canvas=30,
+        selection_format="point",
+        batch_tasks=2,
+        group_size=2,
+        max_episode_steps=2,
+        num_updates=1,
+        eval_tasks=2,
+        grpo=GRPOConfig(epochs=1, minibatches=1),
+        policy=PolicyConfig(
+            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+        ),
+    )
+    init, _ = make_train(config)
+    checkpoint = save_checkpoint(
+        tmp_path / "run" / "checkpoints", 0, init(jax.random.key(0)), config
+    )
+    out = tmp_path / "policy.json"
+    argv = ["--source", str(source), "--method", "policy", "--checkpoint", str(tmp_path / "run")]
+    code, stdout, _ = _solve(capsys, *argv, "--out", str(out), "--batch-size", "4")
+    assert code == 0 and "3 tasks, policy" in stdout
+    validate_submission(json.loads(out.read_text()), {"flip": 2, "half": 2, "hard": 2})
+    saved = json.loads((checkpoint / "config.json").read_text())
+    (checkpoint / "config.json").write_text(json.dumps({**saved, "selection_format": "bbox"}))
+    _bad_input(tmp_path, capsys, argv, "cannot load")
