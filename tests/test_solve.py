@@ -144,7 +144,7 @@ def _tasks(outputs: str = "true") -> dict:
     rules = {"flip": np.fliplr, "half": lambda g: np.rot90(g, 2), "hard": lambda g: (g + 1) % 10}
     tasks = {}
     for name, rule in rules.items():
-        demos, tests = _grids(rng, 3), _grids(rng, 2)
+        demos, tests = _grids(rng, 2), _grids(rng, 2)  # 4 grids: the search's smallest program
         test_outputs = {
             "true": [rule(g) for g in tests],
             "corrupt": [np.full((5, 2), 9, np.int8) for _ in tests],
