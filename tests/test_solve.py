@@ -27,6 +27,7 @@ def _problem(name: str, inputs, outputs, tests) -> Problem:
     return Problem(name, tuple(inputs), tuple(outputs), tuple(tests))
 
 
+@pytest.mark.slow  # the module's first test: it compiles the search and the replay (~25 s)
 def test_search_needs_two_actions_for_a_half_turn_and_finds_it() -> None:
     rng = np.random.default_rng(0)
     inputs, tests = _grids(rng, 3), _grids(rng, 1)
@@ -187,6 +188,16 @@ def test_solve_never_reads_a_test_output(tmp_path: Path, capsys) -> None:
     assert code == 0 and "no test outputs known: not scored" in stdout
     assert not json.loads(out.with_suffix(".report.json").read_text())["scored_tasks"]
     runs["none"] = (json.loads(out.read_text()), stdout)
+    solutions = tmp_path / "solutions.json"
+    truth = _tasks("true")
+    solutions.write_text(
+        json.dumps({k: [p["output"] for p in task["test"]] for k, task in truth.items()})
+    )
+    out = tmp_path / "kaggle_scored.json"
+    argv = ["--source", str(challenges), "--solutions", str(solutions), "--out", str(out)]
+    code, stdout, _ = _solve(capsys, *argv)
+    assert code == 0 and "solved 2 of 3 tasks" in stdout
+    assert json.loads(out.read_text()) == runs["none"][0]
     assert runs["true"][0] == runs["corrupt"][0] == runs["none"][0]
     assert "solved 2 of 3 tasks" in runs["true"][1]  # flip and half turn; not the recolouring
     assert "solved 0 of 3 tasks" in runs["corrupt"][1]
@@ -226,8 +237,9 @@ def test_bad_input_is_one_line_a_non_zero_exit_and_nothing_written(tmp_path: Pat
 def test_policy_method_plays_a_checkpoint_and_refuses_another_action_format(
     tmp_path: Path, capsys
 ) -> None:
-    """A (tiny, untrained) checkpoint plays every test input twice into a valid submission;
-    the same weights under a config of another action format are refused in one line."""
+    """A (tiny, untrained) checkpoint plays every test input twice into a valid submission,
+    the same with corrupted test outputs; the same weights under a config of another action
+    format are refused in one line."""
     import jax
 
     from jaxarc.agents import GRPOConfig, TrainConfig, make_train
@@ -257,7 +269,13 @@ def test_policy_method_plays_a_checkpoint_and_refuses_another_action_format(
     argv = ["--source", str(source), "--method", "policy", "--checkpoint", str(tmp_path / "run")]
     code, stdout, _ = _solve(capsys, *argv, "--out", str(out), "--batch-size", "4")
     assert code == 0 and "3 tasks, policy" in stdout
-    validate_submission(json.loads(out.read_text()), {"flip": 2, "half": 2, "hard": 2})
+    submission = json.loads(out.read_text())
+    validate_submission(submission, {"flip": 2, "half": 2, "hard": 2})
+    corrupt = _write_dir(tmp_path / "corrupt", _tasks("corrupt"))  # the policy never peeks
+    argv_corrupt = [*argv, "--out", str(tmp_path / "corrupt.json"), "--batch-size", "4"]
+    argv_corrupt[1] = str(corrupt)
+    assert _solve(capsys, *argv_corrupt)[0] == 0
+    assert json.loads((tmp_path / "corrupt.json").read_text()) == submission
     saved = json.loads((checkpoint / "config.json").read_text())
     (checkpoint / "config.json").write_text(json.dumps({**saved, "selection_format": "bbox"}))
     _bad_input(tmp_path, capsys, argv, "cannot load")

@@ -151,9 +151,13 @@ def run_solve(args: argparse.Namespace) -> int:
     except ProblemError as err:
         raise CLIError(str(err)) from None
     budget = args.budget or Budget()
-    label = f"{args.source}: {args.method}" + (
-        f" depth {args.depth}" if args.method != "policy" else ""
-    )
+    if args.method == "policy":
+        label = f"{args.source}: policy (the first batch compiles the program)"
+    else:
+        label = (
+            f"{args.source}: {args.method} depth {args.depth} (the first task of each canvas "
+            "size and grid count compiles a program)"
+        )
     progress = SolveProgress(label, enabled=primary)
     run_info: dict[str, Any] = {}
     try:
@@ -197,8 +201,12 @@ def run_solve(args: argparse.Namespace) -> int:
 
         args.out.parent.mkdir(parents=True, exist_ok=True)
         report_path = args.out.with_suffix(".report.json")
-        write_json_atomic(report_path, report)
         write_json_atomic(args.out, submission)
+        try:
+            write_json_atomic(report_path, report)
+        except BaseException:
+            args.out.unlink(missing_ok=True)  # both files or neither
+            raise
         print(solve_summary(report))
         print(f"submission: {args.out}\nreport: {report_path}")
     return 0
