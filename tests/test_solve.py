@@ -76,6 +76,21 @@ def _made(problem: Problem, program: np.ndarray) -> tuple[list[np.ndarray], list
     return demos, tests
 
 
+def test_identity_is_the_empty_sequence_and_many_grids_are_replayed() -> None:
+    """A task whose outputs are its inputs is solved by no action at all; a task with more
+    grids than one replay call holds (15 demonstrations, 3 tests) is searched and replayed."""
+    rng = np.random.default_rng(4)
+    inputs, tests = _grids(rng, 15, (2, 3)), _grids(rng, 3, (2, 3))
+    identity = _problem("same", inputs, inputs, tests)
+    attempts, info = search_attempts(identity, 1, Budget())
+    assert info["solutions"][0] == []
+    assert all(np.array_equal(a, t) for (a, _), t in zip(attempts, tests, strict=True))
+    flipped = _problem("flip", inputs, [np.flipud(g) for g in inputs], tests)
+    attempts, info = search_attempts(flipped, 1, Budget())
+    assert info["solutions"][0] == ["FLIP_TB(0,0,29,29)"]
+    assert all(np.array_equal(a, np.flipud(t)) for (a, _), t in zip(attempts, tests, strict=True))
+
+
 def test_a_budget_of_one_sequence_stops_the_search() -> None:
     rng = np.random.default_rng(3)
     inputs = _grids(rng, 2)

@@ -27,7 +27,7 @@ from jaxarc.envs.structured_actions import BboxAction
 from jaxarc.solve.problem import MAX_SIDE, Problem
 
 MAX_STEPS = 8  # sequences are padded to this many steps (one compiled replay)
-SLOTS = 16  # grids per task, padded (ARC tasks have at most 10 demonstrations + 3 tests)
+SLOTS = 16  # grids per call (a task with more is replayed in several calls)
 
 
 def replay_config() -> JaxArcConfig:
@@ -58,23 +58,24 @@ def _replay_program():
 def replay_on_task(problem: Problem, sequence: np.ndarray) -> tuple[bool, list[np.ndarray]]:
     """``(solves the demonstrations, test predictions)`` of the action ``sequence``
     (rows ``(operation, r1, c1, r2, c2)``) replayed by the environment on ``problem``."""
-    grids = [*problem.demo_inputs, *problem.test_inputs]
-    if len(grids) > SLOTS:
-        raise ValueError(f"task {problem.task_id!r} has more than {SLOTS} grids")
     if len(sequence) > MAX_STEPS:
         raise ValueError(f"a sequence of {len(sequence)} actions; at most {MAX_STEPS}")
-    padded = np.full((SLOTS, MAX_SIDE, MAX_SIDE), -1, np.int8)
-    shapes = np.ones((SLOTS, 2), np.int32)
-    for k, grid in enumerate(grids):
-        padded[k, : grid.shape[0], : grid.shape[1]] = grid
-        shapes[k] = grid.shape
     actions = np.full((MAX_STEPS, 5), -1, np.int32)
     actions[: len(sequence)] = sequence
     taken = np.arange(MAX_STEPS) < len(sequence)
-    out, out_shapes = _replay_program()(
-        jnp.asarray(padded), jnp.asarray(shapes), jnp.asarray(actions), jnp.asarray(taken)
-    )
-    out, out_shapes = np.asarray(out), np.asarray(out_shapes)
-    made = [out[k, : out_shapes[k, 0], : out_shapes[k, 1]].copy() for k in range(len(grids))]
+    grids = [*problem.demo_inputs, *problem.test_inputs]
+    made: list[np.ndarray] = []
+    for first in range(0, len(grids), SLOTS):  # SLOTS grids per call
+        group = grids[first : first + SLOTS]
+        padded = np.full((SLOTS, MAX_SIDE, MAX_SIDE), -1, np.int8)
+        shapes = np.ones((SLOTS, 2), np.int32)
+        for k, grid in enumerate(group):
+            padded[k, : grid.shape[0], : grid.shape[1]] = grid
+            shapes[k] = grid.shape
+        out, out_shapes = _replay_program()(
+            jnp.asarray(padded), jnp.asarray(shapes), jnp.asarray(actions), jnp.asarray(taken)
+        )
+        out, out_shapes = np.asarray(out), np.asarray(out_shapes)
+        made += [out[k, : out_shapes[k, 0], : out_shapes[k, 1]].copy() for k in range(len(group))]
     solves = all(np.array_equal(made[k], target) for k, target in enumerate(problem.demo_outputs))
     return solves, made[problem.num_demos :]

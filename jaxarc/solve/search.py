@@ -37,7 +37,7 @@ from jaxarc.envs.transition import apply_action, effective_operation
 from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.operations import GridState
 from jaxarc.solve.candidates import candidate_actions
-from jaxarc.solve.problem import Problem
+from jaxarc.solve.problem import MAX_SIDE, Problem
 
 CANVAS_SIDES = (10, 20, 30)  # a task is searched on the smallest that holds its grids
 GRID_SLOTS = (4, 6, 13)  # grids per node (demonstrations + tests), padded up to one of these
@@ -55,7 +55,9 @@ def search_config(side: int) -> JaxArcConfig:
 
 
 def _bucket(value: int, buckets: tuple[int, ...]) -> int:
-    return next(b for b in buckets if b >= value)
+    """The smallest bucket that holds ``value``; beyond the last, ``value`` rounded up to a
+    multiple of 8."""
+    return next((b for b in buckets if b >= value), -(-value // 8) * 8)
 
 
 class _Children(eqx.Module):
@@ -180,10 +182,8 @@ def search(
     grids = [*problem.demo_inputs, *problem.test_inputs]
     outputs = list(problem.demo_outputs)
     resized = actions_table[actions_table[:, 0] == ops.RESIZE, 3:] + 1
-    side = _bucket(
-        max(max(max(g.shape) for g in grids + outputs), int(resized.max(initial=1))),
-        CANVAS_SIDES,
-    )
+    largest = max(max(g.shape) for g in grids + outputs)
+    side = _bucket(min(max(largest, int(resized.max(initial=1))), MAX_SIDE), CANVAS_SIDES)
     slots = _bucket(len(grids), GRID_SLOTS)
     inputs, input_shapes = _pad_slots(grids, slots, side)
     targets, _ = _pad_slots(outputs, slots, side)
@@ -215,6 +215,9 @@ def search(
     solutions: list[int] = []
     solution_tests: set[int] = set()
     best = (float(first.score[0]), 0)
+    if bool(first.solved[0]):  # the inputs are the outputs already: no action is a solution
+        solutions.append(0)
+        solution_tests.add(int(first.key_tests[0]))
     sequences, complete = 0, True
     num_candidates = actions_table.shape[0]
     for level in range(1, depth + 1):
