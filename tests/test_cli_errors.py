@@ -112,6 +112,28 @@ BAD_ARGUMENTS = [
     (["replay", "text.npz"], "text.npz"),
     (["replay", "other.npz"], "other.npz"),
     (["replay", "tasks"], "tasks"),
+    # solve
+    (["solve", "--source", "no-such-source", "--out", "s.json"], "no-such-source"),
+    (["solve", "--source", "bad.json", "--out", "s.json"], "bad.json"),
+    (["solve", "--source", "tasks", "--out", "s.json", "--budget", "0"], "--budget"),
+    (["solve", "--source", "tasks", "--out", "s.json", "--method", "magic"], "magic"),
+    (["solve", "--source", "tasks", "--out", "s.json", "--method", "policy"], "--checkpoint"),
+    (
+        [
+            "solve",
+            "--source",
+            "tasks",
+            "--out",
+            "s.json",
+            "--method",
+            "policy",
+            "--checkpoint",
+            "ckpt",
+        ],
+        "ckpt",
+    ),
+    (["solve", "--source", "gen/easy", "--out", "s.json"], "gen/easy"),
+    (["solve", "--source", "tasks"], "--out"),
     # bench
     (["bench"], "KIND"),
     (["bench", "env", "--batch-sizes", "0"], "--batch-sizes"),
