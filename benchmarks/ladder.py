@@ -54,6 +54,7 @@ ORACLE_RUNGS = ("gen/ladder-1", "gen/ladder-2", "gen/ladder-3", "gen/ladder-4", 
 PPO_COMMON = ["--num-envs", "64", "--num-steps", "16", "--lr", "2.5e-4"]
 # the PPO recipe that learns rung 2: a correct SUBMIT pays 10, entropy bonus 0.1
 RECIPE = ("--success-bonus", "10", "--ent-coef", "0.1")
+RENEW = ("--task-refresh", "64")
 # (rung, reward preset, env steps, seeds, extra flags, file suffix): three seeds for rung 1
 # and the recipe, one for the others
 PPO_RUNS: tuple[tuple[str, str, int, tuple[int, ...], tuple[str, ...], str], ...] = (
@@ -70,6 +71,8 @@ PPO_RUNS: tuple[tuple[str, str, int, tuple[int, ...], tuple[str, ...], str], ...
     ("gen/ladder-1", "generic", 1_000_000, (0, 1, 2), RECIPE, "bonus10_ent01"),
     ("gen/ladder-2", "generic", 3_000_000, (0, 1, 2), RECIPE, "bonus10_ent01"),
     ("gen/ladder-3", "generic", 3_000_000, (0,), RECIPE, "bonus10_ent01"),
+    # the recipe on a pool that renews 64 of its 1,024 tasks at every update
+    ("gen/ladder-2", "generic", 3_000_000, (0, 1, 2), (*RECIPE, *RENEW), "bonus10_ent01_renew64"),
 )
 # (rung, canvas, extra flags): the quick preset (80 behaviour-cloning + 50 GRPO updates)
 GRPO_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
@@ -449,7 +452,11 @@ def report(out: Path, docs: Path | None = None) -> str:
         if not row or not row["seeds"]:
             return "not run"
         steps = row["seeds"][0]["env_steps"]
-        return f"{_ppo_cells(row)[0]} ({steps / 1e6:.1f}M steps)"
+        cell = f"{_ppo_cells(row)[0]} ({steps / 1e6:.1f}M steps)"
+        renewed = ppo_rows.get((source, "generic", f"{suffix}_renew64")) if suffix else None
+        if renewed and renewed["seeds"]:
+            cell = f"{cell}; renewing its pool: {_ppo_cells(renewed)[0]}"
+        return cell
 
     def grpo_cell(source: str) -> str:
         if source in grpo_rows:

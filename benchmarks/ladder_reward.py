@@ -1,12 +1,13 @@
 """The ladder's learning-from-reward table: reward-only GRPO (the ``rl`` preset) per source,
-with and without hindsight groups, next to the PPO example (plain and with the success-bonus
-recipe), behaviour cloning + GRPO and the random and untrained references.
+next to the PPO example (plain and with the success-bonus recipe), behaviour cloning + GRPO
+and the random and untrained references. (Runs without hindsight groups are the ablations
+of docs/training.md, "Learning from reward".)
 
 The GRPO runs are ``benchmarks/learning_curve.py`` curves (JSON lines: a header with the
 command, date, commit and machine, then one row per evaluation), stored as
-``rl_<source>_seed<S>.jsonl`` and ``rl_no_hindsight_<source>_seed0.jsonl`` in the results
-folder. ``python benchmarks/ladder.py --sections rl`` runs the missing ones;
-``--report --docs`` renders the table into docs/ladder.md (``<!-- ladder:reward -->``).
+``rl_<source>_seed<S>.jsonl`` in the results folder. ``python benchmarks/ladder.py
+--sections rl`` runs the missing ones; ``--report --docs`` renders the table into
+docs/ladder.md (``<!-- ladder:reward -->``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ RL_RUNS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     ("gen/medium", 25, ("num_updates=100000",)),
 )
 RL_SEEDS = (0, 1, 2)
-NO_HINDSIGHT = ("grpo.hindsight_fraction=0",)
 SUCCESS = 0.9  # the bar: first evaluation at or above it
 
 
@@ -40,9 +40,8 @@ def slug(source: str) -> str:
     return source.replace("/", "_").replace("-", "_")
 
 
-def curve_path(out: Path, source: str, seed: int, hindsight: bool = True) -> Path:
-    kind = "rl" if hindsight else "rl_no_hindsight"
-    return out / f"{kind}_{slug(source)}_seed{seed}.jsonl"
+def curve_path(out: Path, source: str, seed: int) -> Path:
+    return out / f"rl_{slug(source)}_seed{seed}.jsonl"
 
 
 def curve_command(source: str, minutes: float, seed: int, sets: tuple[str, ...], path: Path):
@@ -57,19 +56,18 @@ def curve_command(source: str, minutes: float, seed: int, sets: tuple[str, ...],
 
 
 def section_rl(sources: list[str], out: Path) -> dict:
-    """Runs every missing curve (3 seeds with hindsight groups, seed 0 without); one row per
-    source names the curves it ran."""
+    """Runs every missing curve (:data:`RL_SEEDS`); one row per source names the curves it
+    ran."""
     rows = []
     for source, minutes, sets in RL_RUNS:
         if source not in sources:
             continue
-        runs, ran = [(seed, True) for seed in RL_SEEDS] + [(0, False)], []
-        for seed, hindsight in runs:
-            path = curve_path(out, source, seed, hindsight)
+        ran = []
+        for seed in RL_SEEDS:
+            path = curve_path(out, source, seed)
             if path.exists():
                 continue
-            extra = sets if hindsight else (*sets, *NO_HINDSIGHT)
-            command = curve_command(source, minutes, seed, extra, path)
+            command = curve_command(source, minutes, seed, sets, path)
             print("$", shlex.join(command), flush=True)
             subprocess.run([sys.executable, *command[1:]], cwd=ROOT, check=True)
             ran.append(str(path.relative_to(ROOT)))
@@ -136,26 +134,24 @@ def reward_rows(out: Path, ppo_cells, grpo_cells) -> list[str]:
     table = [
         "| source | uniform random / untrained (GRPO's actions) "
         "| reward-only GRPO: held-out greedy success (per seed) "
-        "| first evaluation at >=90% (per seed) | no hindsight groups (seed 0) "
+        "| first evaluation at >=90% (per seed) "
         "| PPO, generic preset | PPO + success bonus 10, entropy 0.1 | BC + GRPO (quick) |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     commands = []
     for source, _, _ in RL_RUNS:
         curves = [read_curve(curve_path(out, source, s)) for s in RL_SEEDS]
         curves = [c for c in curves if c]
-        plain = read_curve(curve_path(out, source, 0, hindsight=False))
-        if not curves and not plain:
+        if not curves:
             continue
-        ref = curves[0] if curves else plain
-        success = " / ".join(_pct(c["final"]) for c in curves) or "not run"
-        reached = "; ".join(_reached(c) for c in curves) or "-"
-        no_hs = f"{_pct(plain['best'])} (best of {plain['updates']:,} updates)" if plain else "-"
+        ref = curves[0]
+        success = " / ".join(_pct(c["final"]) for c in curves)
+        reached = "; ".join(_reached(c) for c in curves)
         table.append(
             f"| `{source}` | {_pct(ref['random'])} / {_pct(ref['untrained'])} | {success} | "
-            f"{reached} | {no_hs} | {ppo_cells(source, '')} | "
+            f"{reached} | {ppo_cells(source, '')} | "
             f"{ppo_cells(source, 'bonus10_ent01')} | {grpo_cells(source)} |"
         )
-        commands += [f"* `{c['command']}`: {c['when']}" for c in [*curves, plain] if c]
+        commands += [f"* `{c['command']}`: {c['when']}" for c in curves]
     title = "The reward-only GRPO commands, each with its date, commit and machine:"
     return [*table, "", title, "", *commands]

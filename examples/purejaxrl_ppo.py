@@ -108,6 +108,7 @@ class PPOConfig:
     env_options: dict  # jaxarc.make options of the rung (operations, fields, episode length)
     hidden: int = 64  # MLP width
     one_hot: bool = False  # the network reads each cell's colour one-hot
+    task_refresh: int = 0  # generated sources: pool slots given new tasks at every update
     eval_episodes: int = 1024
     lr: float = 2.5e-4
     num_envs: int = 32
@@ -153,7 +154,14 @@ def make_train(config: PPOConfig):
         reset_rng = jax.random.split(reset_rng, config.num_envs)
         obsv, env_state = jax.vmap(env.reset, in_axes=(0, None))(reset_rng, env_params)
 
-        def _update_step(runner_state, unused):
+        def _update_step(carry, unused):
+            runner_state, env_params = carry  # env_params: the task pool this update plays
+            if config.task_refresh:
+                params, opt_state, env_state, last_obs, rng = runner_state
+                rng, pool_rng = jax.random.split(rng)
+                env_params = env.refresh_task_pool(pool_rng, env_params, count=config.task_refresh)
+                runner_state = (params, opt_state, env_state, last_obs, rng)
+
             def _env_step(runner_state, unused):
                 params, opt_state, env_state, last_obs, rng = runner_state
                 rng, action_rng = jax.random.split(rng)
@@ -260,11 +268,13 @@ def make_train(config: PPOConfig):
                 "return_sum": (info["returned_episode_returns"] * ended).sum(),
             }
             runner_state = (params, opt_state, env_state, last_obs, rng)
-            return runner_state, metric
+            return (runner_state, env_params), metric
 
         rng, _rng = jax.random.split(rng)
         runner_state = (params, opt_state, env_state, obsv, _rng)
-        runner_state, metric = jax.lax.scan(_update_step, runner_state, None, num_updates)
+        (runner_state, _), metric = jax.lax.scan(
+            _update_step, (runner_state, env_params), None, num_updates
+        )
         return {"runner_state": runner_state, "metrics": metric}
 
     def evaluate(params, rng):
@@ -362,6 +372,12 @@ def main() -> None:
         "--one-hot", action="store_true", help="the network reads each cell's colour one-hot"
     )
     parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus weight")
+    parser.add_argument(
+        "--task-refresh",
+        type=int,
+        default=0,
+        help="generated sources: task-pool slots given new tasks at every update (0: a fixed pool)",
+    )
     parser.add_argument("--seed", type=int, nargs="+", default=[42])
     parser.add_argument("--eval-episodes", type=int, default=1024)
     parser.add_argument("--json", default=None, help="write the results (one per seed) here")
@@ -385,6 +401,7 @@ def main() -> None:
         num_steps=args.num_steps,
         total_timesteps=args.total_timesteps,
         ent_coef=args.ent_coef,
+        task_refresh=args.task_refresh,
     )
     if args.smoke:
         config = dataclasses.replace(
