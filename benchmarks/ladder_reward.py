@@ -83,19 +83,20 @@ def read_curve(path: Path) -> dict | None:
     if not path.exists():
         return None
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    rows = [r for r in lines[1:] if "update" in r]
+    rows = [_evaluation(r) for r in lines[1:]]
+    rows = [r for r in rows if r is not None]
     if not rows:  # (a run still compiling)
         return None
     header = lines[0]
-    steps_per_update = next((r["env_steps"] for r in rows if "env_steps" in r), 0.0)
-    first = next((r for r in rows if r["heldout_greedy"] >= SUCCESS), None)
+    steps_per_update = next((r["env_steps"] for r in lines[1:] if "env_steps" in r), 0.0)
+    first = next((r for r in rows if r["success"] >= SUCCESS), None)
     return {
         "command": re.sub(r"--out \S*/benchmarks/", "--out benchmarks/", header.get("command", "")),
         "when": f"{header.get('date')}, {header.get('commit')}, {header.get('machine')}",
         "random": header.get("random_success"),
-        "untrained": rows[0]["heldout_greedy"],
-        "final": rows[-1]["heldout_greedy"],
-        "best": max(r["heldout_greedy"] for r in rows),
+        "untrained": rows[0]["success"],
+        "final": rows[-1]["success"],
+        "best": max(r["success"] for r in rows),
         "updates": rows[-1]["update"],
         "first_update_s": next((r["seconds"] for r in rows if r["update"] >= 1), math.nan),
         "seconds": rows[-1]["seconds"],
@@ -106,10 +107,26 @@ def read_curve(path: Path) -> dict | None:
             "env_steps": int(first["update"] * steps_per_update),
             "seconds": first["seconds"],
         },
-        "families": {
-            k.split("/", 1)[1]: v for k, v in rows[-1].items() if k.startswith("heldout_greedy/")
-        },
+        "families": rows[-1]["families"],
     }
+
+
+def _evaluation(row: dict) -> dict | None:
+    """An evaluation row of a curve (``eval_success_rate``, ``eval_success/<family>``; curves
+    written before the trainer's metric names: ``heldout_greedy``...), else None."""
+    for total, family in (
+        ("eval_success_rate", "eval_success/"),
+        ("heldout_greedy", "heldout_greedy/"),
+    ):
+        if total in row:
+            families = {k[len(family) :]: v for k, v in row.items() if k.startswith(family)}
+            return {
+                "update": row["update"],
+                "seconds": row["seconds"],
+                "success": row[total],
+                "families": families,
+            }
+    return None
 
 
 def _pct(x: float | None) -> str:
