@@ -17,21 +17,24 @@ from jax._src import lru_cache
 # throw-away directory for this test process.
 os.environ["JAXARC_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxarc-test-cache-")
 
-# One persistent compilation cache for the whole run, made by the first process (pytest
-# itself) and inherited through the environment by the xdist workers and by every subprocess
-# a test starts (examples, README commands): a program compiled once in the run is loaded,
-# not compiled again, by any other process or by a new jit of the same program. Removed when
-# the run ends. A test that checks the cache itself gives its run its own directory
-# (`jaxarc train --compile-cache-dir`); the trainer subprocesses of the sharding tests opt
-# out (test_agents_sharding.SUBPROCESS_ENV).
+# One persistent compilation cache for the whole run, on request
+# (JAXARC_TEST_SHARED_XLA_CACHE=1): made by the first process (pytest itself) and inherited
+# through the environment by the xdist workers and by every subprocess a test starts
+# (examples, README commands), so a program compiled once in the run is loaded, not compiled
+# again. Off by default: XLA:CPU's executable serialisation crashed a worker (a segmentation
+# fault in the cache write) in a full run. A test that checks the cache itself gives its run
+# its own directory (`jaxarc train --compile-cache-dir`); the trainer subprocesses of the
+# sharding tests opt out (test_agents_sharding.SUBPROCESS_ENV).
 RUN_CACHE_ENV = "JAXARC_TEST_RUN_XLA_CACHE"
-if RUN_CACHE_ENV not in os.environ:
+SHARED_CACHE = os.environ.get("JAXARC_TEST_SHARED_XLA_CACHE") == "1"
+if SHARED_CACHE and RUN_CACHE_ENV not in os.environ:
     os.environ[RUN_CACHE_ENV] = tempfile.mkdtemp(prefix="jaxarc-test-xla-cache-")
     atexit.register(shutil.rmtree, os.environ[RUN_CACHE_ENV], ignore_errors=True)
-os.environ["JAX_COMPILATION_CACHE_DIR"] = os.environ[RUN_CACHE_ENV]
-os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"  # every program, the small too
-jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
-jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+if SHARED_CACHE:
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = os.environ[RUN_CACHE_ENV]
+    os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"  # every program
+    jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 
 
 def _put_atomically(self, key: str, value: bytes) -> None:
@@ -44,7 +47,11 @@ def _put_atomically(self, key: str, value: bytes) -> None:
         os.replace(partial, path)
 
 
-if getattr(lru_cache, "_CACHE_SUFFIX", None) and hasattr(lru_cache.LRUCache, "put"):
+if (
+    SHARED_CACHE
+    and getattr(lru_cache, "_CACHE_SUFFIX", None)
+    and hasattr(lru_cache.LRUCache, "put")
+):
     lru_cache.LRUCache.put = _put_atomically  # (the run's cache has no size limit to keep)
 
 # Strict JAX in tests: no implicit rank promotion, no silent dtype promotion.
