@@ -54,6 +54,23 @@ if (
 ):
     lru_cache.LRUCache.put = _put_atomically  # (the run's cache has no size limit to keep)
 
+@pytest.fixture(autouse=True)
+def _compile_cache_stays_as_the_run_set_it():
+    """``jaxarc train`` / ``eval`` called in-process (``main([...])``) switch on the persistent
+    compilation cache for the whole process; afterwards the worker would write every program
+    it compiles to disk for the rest of the run (slower, and XLA:CPU's executable
+    serialisation has crashed a worker). Each test leaves the cache as it found it."""
+    from jax._src import compilation_cache
+
+    directory = jax.config.jax_compilation_cache_dir
+    min_seconds = jax.config.jax_persistent_cache_min_compile_time_secs
+    yield
+    if jax.config.jax_compilation_cache_dir != directory:
+        jax.config.update("jax_compilation_cache_dir", directory)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", min_seconds)
+        compilation_cache.reset_cache()
+
+
 # Strict JAX in tests: no implicit rank promotion, no silent dtype promotion.
 jax.config.update("jax_numpy_rank_promotion", "raise")
 jax.config.update("jax_numpy_dtype_promotion", "strict")
