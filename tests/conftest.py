@@ -54,6 +54,7 @@ if (
 ):
     lru_cache.LRUCache.put = _put_atomically  # (the run's cache has no size limit to keep)
 
+
 @pytest.fixture(autouse=True)
 def _compile_cache_stays_as_the_run_set_it():
     """``jaxarc train`` / ``eval`` called in-process (``main([...])``) switch on the persistent

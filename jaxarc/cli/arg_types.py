@@ -7,20 +7,24 @@ import argparse
 from collections.abc import Callable
 
 
+def _integer(text: str, at_least: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < at_least:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An integer >= 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+    return _integer(text, 1, "a positive integer")
 
 
 def non_negative_int(text: str) -> int:
     """An integer >= 0."""
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
+    return _integer(text, 0, "an integer >= 0")
 
 
 def positive_int_list(what: str) -> Callable[[str], tuple[int, ...]]:

@@ -14,8 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from jaxarc.cli.arg_types import non_negative_int, positive_int
 from jaxarc.cli.main import CLIError
-from jaxarc.cli.runtime import add_runtime_flags, positive_int, prepare_runtime
+from jaxarc.cli.progress import TaskProgress
+from jaxarc.cli.runtime import add_runtime_flags, prepare_runtime
 
 BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
 MAX_CANVAS_SIDE = 32
@@ -29,16 +31,6 @@ def _canvas_side(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"expected a canvas side in 1..{MAX_CANVAS_SIDE}, got {value}"
         )
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
     return value
 
 
@@ -76,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument(
         "--min-side",
-        type=_non_negative_int,
+        type=non_negative_int,
         default=0,
         help="--by-family: smallest grid side drawn (0: each family's own)",
     )
@@ -95,35 +87,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--out", type=Path, default=None, help="per-task results JSON")
     add_runtime_flags(evaluate)
     evaluate.set_defaults(func=run_eval)
-
-
-class EvalProgress:
-    """A progress bar over the evaluated tasks, drawn on stderr from the first call on: its
-    description says that the first batch compiles the evaluation program."""
-
-    def __init__(self, source: str, attempts: int, batch_size: int, enabled: bool = True):
-        self.source, self.attempts, self.batch_size = source, attempts, batch_size
-        self.enabled = enabled
-        self.bar: Any = None
-
-    def __call__(self, done: int, total: int) -> None:
-        from tqdm.auto import tqdm
-
-        if self.bar is None:
-            self.bar = tqdm(
-                total=total,
-                unit="task",
-                dynamic_ncols=True,
-                mininterval=0,
-                disable=not self.enabled,
-                desc=f"{self.source}: compiling the evaluation program (first batch of "
-                f"{self.batch_size} episodes)",
-            )
-            return
-        self.bar.set_description_str(f"{self.source}: pass@{self.attempts}", refresh=False)
-        self.bar.update(done - self.bar.n)
-        if done >= total:
-            self.bar.close()
 
 
 def check_eval_flags(args: argparse.Namespace) -> None:
@@ -153,7 +116,12 @@ def run_eval(args: argparse.Namespace) -> int:
             "tasks in one call",
             flush=True,
         )
-    progress = EvalProgress(args.source, args.attempts, args.batch_size, enabled=primary)
+    progress = TaskProgress(
+        f"{args.source}: compiling the evaluation program (first batch of "
+        f"{args.batch_size} episodes)",
+        f"{args.source}: pass@{args.attempts}",
+        enabled=primary,
+    )
     try:
         report = evaluate_checkpoint(
             args.checkpoint,
@@ -172,8 +140,7 @@ def run_eval(args: argparse.Namespace) -> int:
     except EvaluationError as err:
         raise CLIError(str(err)) from None
     finally:
-        if progress.bar is not None:
-            progress.bar.close()
+        progress.close()
     where = args.checkpoint or Path("runs") / f"baseline_{args.baseline}"
     out = args.out or where / f"eval_{args.source.replace('/', '_')}.json"
     if primary:

@@ -46,16 +46,6 @@ def add_runtime_flags(parser: argparse.ArgumentParser) -> None:
     dist.add_argument("--process-id", type=int, metavar="I", default=None)
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def _distributed_config(args: argparse.Namespace) -> Any:
     from jaxarc.agents.run.distributed import DistributedConfig
 

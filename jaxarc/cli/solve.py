@@ -16,8 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from jaxarc.cli.arg_types import positive_int
 from jaxarc.cli.main import CLIError
-from jaxarc.cli.runtime import add_runtime_flags, positive_int, prepare_runtime
+from jaxarc.cli.progress import TaskProgress
+from jaxarc.cli.runtime import add_runtime_flags, prepare_runtime
 
 METHODS = ("search", "random", "policy")  # jaxarc.solve.solver.METHODS (no jax import here)
 
@@ -85,29 +87,7 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise CLIError(f"{args.source}: solve takes ARC tasks (a bank), not a generated family")
 
 
-class SolveProgress:
-    """A progress bar over the tasks on stderr."""
-
-    def __init__(self, label: str, enabled: bool):
-        self.label, self.enabled, self.bar = label, enabled, None
-
-    def __call__(self, done: int, total: int) -> None:
-        from tqdm.auto import tqdm
-
-        if self.bar is None:
-            self.bar = tqdm(
-                total=total,
-                unit="task",
-                dynamic_ncols=True,
-                disable=not self.enabled,
-                desc=self.label,
-            )
-        self.bar.update(done - self.bar.n)
-        if done >= total:
-            self.bar.close()
-
-
-def _policy_attempts(args: argparse.Namespace, problems: list, progress: SolveProgress):
+def _policy_attempts(args: argparse.Namespace, problems: list, progress: TaskProgress):
     import jax
 
     from jaxarc.agents.run.evaluate import EvaluationError, load_trained_policy
@@ -158,7 +138,7 @@ def run_solve(args: argparse.Namespace) -> int:
             f"{args.source}: {args.method} depth {args.depth} (the first task of each canvas "
             "size and grid count compiles a program)"
         )
-    progress = SolveProgress(label, enabled=primary)
+    progress = TaskProgress(label, enabled=primary)
     run_info: dict[str, Any] = {}
     try:
         if args.method == "policy":
@@ -175,8 +155,7 @@ def run_solve(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise CLIError(str(err)) from None
     finally:
-        if progress.bar is not None:
-            progress.bar.close()
+        progress.close()
     submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
     validate_submission(submission, {p.task_id: p.num_tests for p in problems})
     seconds = time.perf_counter() - start

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from jaxarc.cli.arg_types import non_negative_int, positive_int
 from jaxarc.cli.dataclass_flags import (
     FlagSpec,
     add_dataclass_flags,
@@ -27,7 +28,6 @@ from jaxarc.cli.runtime import (
     add_runtime_flags,
     enable_compile_cache_from_args,
     join_distributed,
-    positive_int,
 )
 
 PRESETS = ("quick", "medium", "rl", "default")
@@ -47,16 +47,6 @@ def _train_config_class() -> type:
     from jaxarc.agents.grpo.config import TrainConfig
 
     return TrainConfig
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0 (0 disables), got {value}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -91,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train.add_argument(
         "--eval-every",
-        type=_non_negative_int,
+        type=non_negative_int,
         default=None,
         metavar="N",
         help="held-out success rate (eval_tasks fresh episodes) every N updates and at the "

@@ -16,16 +16,17 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Bool, Int8, Int32, PRNGKeyArray
+from jaxtyping import PRNGKeyArray
 
 from jaxarc.agents.model.compilation import policy_jit
-from jaxarc.agents.run.evaluate import adapt_policy_to_canvas, check_policy_reads
+from jaxarc.agents.run.evaluate import (
+    adapt_policy_to_canvas,
+    check_policy_reads,
+    play_policy_episodes,
+)
 from jaxarc.data.bank import DEFAULT_CANVAS, TaskBank
 from jaxarc.data.stacking import bank_from_tasks
 from jaxarc.envs import EnvironmentConfig, JaxArcConfig, UnifiedDatasetConfig
-from jaxarc.envs.functional import batch_reset
-from jaxarc.envs.rollout import play
-from jaxarc.envs.types import ArcObservation
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.submission import grid_list
 
@@ -43,34 +44,6 @@ def bank_without_test_outputs(problems: list[Problem], name: str = "solve") -> T
         for p in problems
     }
     return bank_from_tasks(raw, canvas_shape=DEFAULT_CANVAS, name=name)
-
-
-def _play_batch(
-    policy: Any,
-    env_config: JaxArcConfig,
-    bank: TaskBank,
-    keys: PRNGKeyArray,
-    task_indices: Int32[Array, " B"],
-    pair_indices: Int32[Array, " B"],
-    greedy: Bool[Array, " B"],
-) -> tuple[Int8[Array, "B H W"], Int32[Array, "B 2"]]:
-    """One episode per row (greedy or sampled actions); the grids the episodes end with."""
-    reset_keys, step_keys = jax.vmap(lambda k: jax.random.split(k), out_axes=1)(keys)
-    states, obs = batch_reset(reset_keys, env_config, bank, task_indices, pair_indices)
-    steps = env_config.environment.max_episode_steps
-    per_step_keys = jax.vmap(lambda k: jax.random.split(k, steps), out_axes=1)(step_keys)
-    tasks = jax.vmap(policy.encode_task)(obs)
-
-    def choose(o: ArcObservation, t: Any, k: PRNGKeyArray, g: Bool[Array, ""]) -> Any:
-        distribution = policy.act(o, t)
-        sampled, mode = distribution.sample(k), distribution.mode()
-        return jax.tree.map(lambda m, s: jnp.where(g, m, s), mode, sampled)
-
-    def act(states: Any, obs: ArcObservation, step_key: PRNGKeyArray) -> tuple[Any, None]:
-        return jax.vmap(choose)(obs, tasks, step_key, greedy), None
-
-    states, _, _ = play(states, obs, env_config, act, per_step_keys)
-    return states.grid, states.grid_shape
 
 
 def policy_attempts(
@@ -98,9 +71,12 @@ def policy_attempts(
     padded = math.ceil(total / batch_size) * batch_size
     table = np.pad(table, ((0, padded - total), (0, 0)))
     keys = jax.random.split(key, padded)
-    program = policy_jit(
-        lambda policy, keys, t, q, g: _play_batch(policy, env_config, bank, keys, t, q, g)
-    )
+
+    def final_grids(policy, keys, t, q, g):
+        states = play_policy_episodes(policy, env_config, bank, keys, t, q, g)
+        return states.grid, states.grid_shape
+
+    program = policy_jit(final_grids)
     grids, shapes = [], []
     for start in range(0, padded, batch_size):
         if progress is not None:

@@ -61,27 +61,37 @@ def _episode_table(bank: TaskBank) -> tuple[np.ndarray, np.ndarray]:
     return tasks.astype(np.int32), pairs.astype(np.int32)
 
 
-def _play_batch(
+def play_policy_episodes(
     policy: Any,
     env_config: JaxArcConfig,
     bank: TaskBank,
     keys: PRNGKeyArray,
     task_indices: Int32[Array, " B"],
     pair_indices: Int32[Array, " B"],
-) -> Bool[Array, " B"]:
-    """Play one episode per row with sampled actions; whether each ended in success.
-    (``bank`` must be closed over, not traced: the environment keeps it static.)"""
+    greedy: Bool[Array, " B"] | None = None,
+) -> Any:
+    """Play one episode per row, the task's demonstrations encoded once; the final states.
+
+    Actions are sampled from the policy, or its mode where ``greedy`` is set (``None``: all
+    sampled). ``bank`` must be closed over, not traced: the environment keeps it static."""
     reset_keys, step_keys = jax.vmap(lambda k: jax.random.split(k), out_axes=1)(keys)
     states, obs = batch_reset(reset_keys, env_config, bank, task_indices, pair_indices)
     steps = env_config.environment.max_episode_steps
     per_step_keys = jax.vmap(lambda k: jax.random.split(k, steps), out_axes=1)(step_keys)
     tasks = jax.vmap(policy.encode_task)(obs)  # the demonstration pairs, once per episode
 
+    def choose(o: ArcObservation, t: Any, k: PRNGKeyArray, g: Any) -> Any:
+        distribution = policy.act(o, t)
+        sampled = distribution.sample(k)
+        if g is None:
+            return sampled
+        return jax.tree.map(lambda m, s: jnp.where(g, m, s), distribution.mode(), sampled)
+
     def act(states: Any, obs: ArcObservation, step_key: PRNGKeyArray) -> tuple[Any, None]:
-        return jax.vmap(lambda o, t, k: policy.act(o, t).sample(k))(obs, tasks, step_key), None
+        return jax.vmap(choose)(obs, tasks, step_key, greedy), None
 
     states, _, _ = play(states, obs, env_config, act, per_step_keys)
-    return states.success
+    return states
 
 
 def adapt_policy_to_canvas(policy: AbstractPolicy, canvas: tuple[int, int]) -> AbstractPolicy:
@@ -142,7 +152,9 @@ def evaluate_policy(
     rows_pair = np.pad(rows_pair, (0, padded - total))
     keys = jax.random.split(key, padded)
     play = policy_jit(
-        lambda policy, keys, tasks, pairs: _play_batch(policy, env_config, bank, keys, tasks, pairs)
+        lambda policy, keys, tasks, pairs: (
+            play_policy_episodes(policy, env_config, bank, keys, tasks, pairs).success
+        )
     )
     # tasks whose rows all lie before row r (rows are task-major)
     task_ends = np.flatnonzero(np.diff(rows_task[:total], append=-1)) + 1
