@@ -72,6 +72,34 @@ def _compile_cache_stays_as_the_run_set_it():
         compilation_cache.reset_cache()
 
 
+# Every program XLA:CPU compiles stays mapped into the process (~18 memory maps each) until
+# JAX drops it; a test worker that runs half the suite would pass Linux's limit of 65,530 maps
+# (vm.max_map_count) after ~3,600 live programs, and the next compilation then dies with a
+# segmentation fault inside XLA. So each worker drops its compiled programs when it leaves a
+# test module (a module's fixtures still share theirs), and sooner if a module alone nears
+# the limit.
+MAX_MEMORY_MAPS = 40_000
+
+
+def _memory_maps() -> int:
+    try:
+        with open("/proc/self/maps", "rb") as maps:
+            return sum(1 for _ in maps)
+    except OSError:  # not Linux: no such limit to watch
+        return 0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    yield  # the test's fixtures (and, at a module's end, the module's) are finalized first
+    leaving_module = nextitem is None or nextitem.path != item.path
+    if leaving_module or _memory_maps() > MAX_MEMORY_MAPS:
+        import gc
+
+        jax.clear_caches()
+        gc.collect()
+
+
 # Strict JAX in tests: no implicit rank promotion, no silent dtype promotion.
 jax.config.update("jax_numpy_rank_promotion", "raise")
 jax.config.update("jax_numpy_dtype_promotion", "strict")
