@@ -24,7 +24,7 @@ def positive_int(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     """An integer >= 0."""
-    return _integer(text, 0, "an integer >= 0")
+    return _integer(text, 0, "a non-negative integer")
 
 
 def positive_int_list(what: str) -> Callable[[str], tuple[int, ...]]:
