@@ -1,5 +1,6 @@
-"""Test-wide settings: JAX made strict, one compilation cache per test run, and paths to the
-shared third-party datasets."""
+"""Test-wide settings: JAX made strict, compiled programs dropped at each module's end, an
+opt-in compilation cache shared by the whole run, and paths to the shared third-party
+datasets."""
 
 from __future__ import annotations
 
