@@ -7,7 +7,6 @@ see :mod:`jaxarc.cli.dataclass_flags`); ``--preset`` picks the base the flags ov
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 import time
@@ -165,25 +164,6 @@ def resolve_run_settings(
     return settings
 
 
-@contextlib.contextmanager
-def _one_line_warnings():
-    """Checkpoint warnings printed as ``jaxarc: warning: ...`` (one line, no source line)."""
-
-    from jaxarc.agents.run.checkpoint import CheckpointWarning
-
-    default_show = warnings.showwarning
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, CheckpointWarning):
-            print(f"jaxarc: warning: {message}", file=sys.stderr)
-        else:
-            default_show(message, category, filename, lineno, file, line)
-
-    with warnings.catch_warnings():
-        warnings.showwarning = show
-        yield
-
-
 def check_task_source(config: Any) -> None:
     """Load the run's task source as the run will (the source resolves, every grid fits the
     canvas); :class:`CLIError` naming ``--source`` and ``--canvas`` otherwise."""
@@ -200,13 +180,8 @@ def check_task_source(config: Any) -> None:
 def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
-    with _one_line_warnings():
-        return _run_train(args, specs, parser)
-
-
-def _run_train(
-    args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
-) -> int:
+    """``jaxarc train``: called through :func:`jaxarc.cli.main.main`, which prints warnings
+    (a checkpoint that could not be read, ...) as one ``jaxarc: warning:`` line."""
     if not specs:
         raise CLIError("the trainer (jaxarc.agents.grpo.config) is not available in this install")
     if args.fresh_run_dir:
