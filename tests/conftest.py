@@ -15,8 +15,9 @@ import pytest
 from jax._src import lru_cache
 
 # Tests never touch the user's real cache: parsed banks and fetched datasets go to a
-# throw-away directory for this test process.
+# throw-away directory for this test process, removed when it exits.
 os.environ["JAXARC_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxarc-test-cache-")
+atexit.register(shutil.rmtree, os.environ["JAXARC_CACHE_DIR"], ignore_errors=True)
 
 # Tests compare what compiled programs compute, not how fast they run, and most of the suite's
 # time is XLA compiling: XLA's backend optimisation is off (LLVM at -O0, no expensive passes),
