@@ -24,16 +24,13 @@ sys.path.insert(0, str(TESTS))
 from agents_worker import TASKS  # noqa: E402
 
 TIMEOUT_S = SUBPROCESS_TIMEOUT_S
-# The workers' environment: CPU only, no inherited XLA flags, and XLA's backend optimisation
-# off (``jax_disable_most_optimizations``: LLVM at -O0). These tests compare the numbers that
-# sharded, multi-process and single-device runs compute, not their speed; each worker's run
-# is almost all compilation, which this cuts from ~49 to ~32 s (tiny config, idle machine).
-# Nor do they use the run's compilation cache (tests/conftest.py): each compiles programs no
-# other process of the run compiles, and a run given --no-compile-cache must compile.
+# The workers' environment: CPU only and no inherited XLA flags; XLA's backend optimisation is
+# off as in every test process (tests/conftest.py sets JAX_DISABLE_MOST_OPTIMIZATIONS, which
+# they inherit). Nor do they use the run's compilation cache: each compiles programs no other
+# process of the run compiles, and a run given --no-compile-cache must compile.
 SUBPROCESS_ENV = {
     "XLA_FLAGS": "",
     "JAX_PLATFORMS": "cpu",
-    "JAX_DISABLE_MOST_OPTIMIZATIONS": "1",
     "JAX_COMPILATION_CACHE_DIR": "",
 }
 
