@@ -294,3 +294,88 @@ def test_policy_method_plays_a_checkpoint_and_refuses_another_action_format(
     saved = json.loads((checkpoint / "config.json").read_text())
     (checkpoint / "config.json").write_text(json.dumps({**saved, "selection_format": "bbox"}))
     _bad_input(tmp_path, capsys, argv, "cannot load")
+
+
+def _fill_tasks(kind: str = "true") -> dict:
+    """Two tasks a tiny untrained policy fails and a few test-time updates teach: every grid
+    is one colour, and the output is the same grid in the task's colour (3, then 6): one
+    FLOOD of that colour, then SUBMIT. ``kind``: "true" or "corrupt" test outputs."""
+    tasks = {}
+    for name, colour in (("fill3", 3), ("fill6", 6)):
+        shapes = [(3, 4), (2, 5), (4, 4), (3, 3)]
+        inputs = [np.full(s, c, np.int8) for s, c in zip(shapes, (1, 2, 5, 7), strict=True)]
+        outputs = [np.full(g.shape, colour, np.int8) for g in inputs]
+        if kind == "corrupt":
+            outputs[-1] = np.zeros((1, 1), np.int8)
+        tasks[name] = {
+            "train": [_pair(a, b) for a, b in zip(inputs[:3], outputs[:3], strict=True)],
+            "test": [_pair(inputs[3], outputs[3])],
+        }
+    return tasks
+
+
+@pytest.mark.slow
+def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
+    tmp_path: Path, capsys
+) -> None:
+    """A tiny untrained checkpoint does not solve both tasks frozen; ``--method test-time-rl``
+    learns each from its demonstrations (a copy per task: the two need different colours)
+    and solves both, with the same submission when the test outputs are corrupted; a
+    budget below one update is refused in one line."""
+    import jax
+
+    from jaxarc.agents import GRPOConfig, TrainConfig, make_train
+    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT
+    from jaxarc.agents.model.policy import PolicyConfig
+    from jaxarc.agents.run.checkpoint import save_checkpoint
+    from jaxarc.agents.run.evaluate import load_trained_policy
+    from jaxarc.data.loading import load_bank
+    from jaxarc.solve.problem import known_test_outputs, problems_from_bank
+    from jaxarc.solve.submission import entries
+    from jaxarc.solve.test_time import TestTimeConfig, test_time_attempts
+
+    source = _write_dir(tmp_path / "tasks", _fill_tasks())
+    config = TrainConfig(
+        source=str(source),
+        canvas=30,
+        selection_format="point",
+        allowed_operations=FLOOD_AND_SUBMIT,
+        batch_tasks=2,
+        group_size=2,
+        max_episode_steps=2,
+        failed_submit_penalty=0.0,
+        similarity_weight=1.0,
+        lr=3e-3,
+        num_updates=1,
+        eval_tasks=2,
+        grpo=GRPOConfig(advantage="process", epochs=1, minibatches=1, beta=0.0),
+        policy=PolicyConfig(
+            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+        ),
+    )
+    init, _ = make_train(config)
+    save_checkpoint(tmp_path / "run" / "checkpoints", 0, init(jax.random.key(0)), config)
+    trained, policy, _ = load_trained_policy(tmp_path / "run")
+    bank = load_bank(str(source))
+    problems = problems_from_bank(bank)
+    frozen, _ = test_time_attempts(
+        policy, trained, problems, TestTimeConfig(updates=0), key=jax.random.key(0)
+    )
+    frozen_score = score_submission(
+        {t: entries(a) for t, a in frozen.items()}, known_test_outputs(bank)
+    )
+    assert frozen_score["solved_tasks"] < 2  # (an untrained argmax may hit one colour)
+
+    argv = ["--method", "test-time-rl", "--checkpoint", str(tmp_path / "run"), "--seed", "1"]
+    out = tmp_path / "ttrl.json"
+    code, stdout, _ = _solve(capsys, "--source", str(source), *argv, "--out", str(out))
+    assert code == 0 and "solved 2 of 2 tasks" in stdout, stdout
+    report = json.loads(out.with_suffix(".report.json").read_text())
+    assert report["test_time_updates"] == TestTimeConfig().updates
+    assert all(report["tasks"][t]["train_success"] > 0.5 for t in ("fill3", "fill6"))
+    corrupt = _write_dir(tmp_path / "corrupt", _fill_tasks("corrupt"))
+    out_corrupt = tmp_path / "corrupt.json"
+    code, stdout, _ = _solve(capsys, "--source", str(corrupt), *argv, "--out", str(out_corrupt))
+    assert code == 0 and "solved 0 of 2 tasks" in stdout
+    assert json.loads(out_corrupt.read_text()) == json.loads(out.read_text())
+    _bad_input(tmp_path, capsys, ["--source", str(source), *argv, "--budget", "7"], "at least that")

@@ -2,9 +2,11 @@
 Prize submission (see ``docs/solve.md``).
 
 Methods: ``search`` (breadth-first search over the environment's actions, to ``--depth``),
-``random`` (random sequences of the same actions) and ``policy`` (a trained checkpoint,
-frozen: one greedy and one sampled episode). The submission is written atomically, after
-every task is solved and the result validated: on any error nothing is written. Where the
+``random`` (random sequences of the same actions), ``policy`` (a trained checkpoint,
+frozen: one greedy and one sampled episode) and ``test-time-rl`` (a copy of the checkpoint's
+policy learns each task by GRPO on its demonstration pairs, then plays like ``policy``).
+The submission is written atomically, after every task is solved and the result validated:
+on any error nothing is written. Where the
 source knows its test outputs the run scores itself (pass@2 by task) and a report with one
 entry per task is written beside the submission (``<out>`` with ``.report.json``).
 """
@@ -21,7 +23,9 @@ from jaxarc.cli.main import CLIError
 from jaxarc.cli.progress import TaskProgress
 from jaxarc.cli.runtime import add_runtime_flags, prepare_runtime
 
-METHODS = ("search", "random", "policy")  # jaxarc.solve.solver.METHODS (no jax import here)
+METHODS = ("search", "random", "policy", "test-time-rl")  # (no jax import here)
+POLICY_METHODS = ("policy", "test-time-rl")
+TEST_TIME_UPDATES = 16  # jaxarc.solve.test_time.TestTimeConfig().updates
 
 
 def _budget(text: str) -> Any:
@@ -43,7 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Prize submission {task_id: [{attempt_1, attempt_2}, ...]}. search: breadth-first "
         "search over sequences of up to --depth environment actions that turn every "
         "demonstration input into its output. random: random sequences of the same actions. "
-        "policy: a trained checkpoint, frozen. Test outputs are never read while solving; "
+        "policy: a trained checkpoint, frozen. test-time-rl: a copy of the checkpoint's policy "
+        "learns each task by GRPO on its demonstration pairs (leave-one-out), then plays its "
+        "test inputs. Test outputs are never read while solving; "
         "where they are known, pass@2 by task is reported.",
     )
     solve.add_argument(
@@ -58,13 +64,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     solve.add_argument(
         "--depth", type=positive_int, default=2, help="search, random: actions per sequence"
     )
-    solve.add_argument("--checkpoint", type=Path, default=None, metavar="RUN", help="policy")
+    solve.add_argument(
+        "--checkpoint", type=Path, default=None, metavar="RUN", help="policy, test-time-rl"
+    )
     solve.add_argument(
         "--budget",
         type=_budget,
         default=None,
         help="per task: '30s' (search: seconds) or N (search: action sequences tried; "
-        "policy: environment steps per attempt)",
+        "policy: environment steps per attempt; test-time-rl: environment steps of learning, "
+        f"default {TEST_TIME_UPDATES} updates)",
+    )
+    solve.add_argument(
+        "--tasks-at-once",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="test-time-rl: tasks learned together (vmapped; more use more memory)",
     )
     solve.add_argument("--out", type=Path, required=True, help="the submission JSON")
     solve.add_argument("--limit", type=positive_int, default=None, help="first N tasks")
@@ -75,12 +91,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _check_flags(args: argparse.Namespace) -> None:
-    if args.method == "policy" and args.checkpoint is None:
-        raise CLIError("--method policy needs --checkpoint RUN")
-    if args.method != "policy" and args.checkpoint is not None:
-        raise CLIError(f"--checkpoint applies to --method policy, not {args.method}")
+    if args.method in POLICY_METHODS and args.checkpoint is None:
+        raise CLIError(f"--method {args.method} needs --checkpoint RUN")
+    if args.method not in POLICY_METHODS and args.checkpoint is not None:
+        raise CLIError(
+            f"--checkpoint applies to --method policy or test-time-rl, not {args.method}"
+        )
     if args.method == "policy" and args.budget is not None and args.budget.seconds is not None:
         raise CLIError("--method policy takes a budget in steps per attempt, not seconds")
+    if args.method == "test-time-rl" and args.budget is not None and args.budget.seconds:
+        raise CLIError(
+            "--method test-time-rl takes a budget in environment steps per task, not seconds"
+        )
+    if args.method != "test-time-rl" and args.tasks_at_once != 1:
+        raise CLIError(f"--tasks-at-once applies to --method test-time-rl, not {args.method}")
     if args.method == "random" and args.budget is not None:
         raise CLIError("--budget does not apply to --method random")
     if args.source.startswith("gen/"):
@@ -111,6 +135,43 @@ def _policy_attempts(args: argparse.Namespace, problems: list, progress: TaskPro
     return attempts, {p.task_id: {} for p in problems}, info
 
 
+def _test_time_attempts(args: argparse.Namespace, problems: list, progress: TaskProgress):
+    import jax
+
+    from jaxarc.agents.run.evaluate import EvaluationError, load_trained_policy
+    from jaxarc.solve.test_time import TestTimeConfig, test_time_attempts
+
+    try:
+        config, policy, path = load_trained_policy(args.checkpoint)
+    except EvaluationError as err:
+        raise CLIError(str(err)) from None
+    tt = TestTimeConfig(tasks_at_once=args.tasks_at_once)
+    per_update = tt.env_steps_per_task(config.max_episode_steps) // tt.updates
+    if args.budget is not None:
+        updates = args.budget.steps // per_update
+        if updates < 1:
+            raise CLIError(
+                f"--budget {args.budget.steps}: one test-time update takes {per_update} "
+                f"environment steps ({tt.batch_tasks} groups x {tt.group_size} rollouts x "
+                f"{config.max_episode_steps} steps); give at least that"
+            )
+        tt = TestTimeConfig(updates=updates, tasks_at_once=args.tasks_at_once)
+    try:
+        attempts, infos = test_time_attempts(
+            policy, config, problems, tt, key=jax.random.key(args.seed), progress=progress
+        )
+    except EvaluationError as err:
+        raise CLIError(str(err)) from None
+    info = {
+        "checkpoint": str(path),
+        "max_episode_steps": int(config.max_episode_steps),
+        "test_time_updates": tt.updates,
+        "test_time_env_steps_per_task": tt.env_steps_per_task(config.max_episode_steps),
+        "tasks_at_once": tt.tasks_at_once,
+    }
+    return attempts, infos, info
+
+
 def run_solve(args: argparse.Namespace) -> int:
     _check_flags(args)
     primary = prepare_runtime(args)
@@ -133,6 +194,8 @@ def run_solve(args: argparse.Namespace) -> int:
     budget = args.budget or Budget()
     if args.method == "policy":
         label = f"{args.source}: policy (the first batch compiles the program)"
+    elif args.method == "test-time-rl":
+        label = f"{args.source}: test-time RL (the first tasks compile the update, ~1 min)"
     else:
         label = (
             f"{args.source}: {args.method} depth {args.depth} (the first task of each canvas "
@@ -143,6 +206,8 @@ def run_solve(args: argparse.Namespace) -> int:
     try:
         if args.method == "policy":
             attempts, infos, run_info = _policy_attempts(args, problems, progress)
+        elif args.method == "test-time-rl":
+            attempts, infos, run_info = _test_time_attempts(args, problems, progress)
         else:
             attempts, infos = solve_problems(
                 problems,
@@ -163,7 +228,7 @@ def run_solve(args: argparse.Namespace) -> int:
     report = {
         "source": args.source,
         "method": args.method,
-        "depth": args.depth if args.method != "policy" else None,
+        "depth": args.depth if args.method not in POLICY_METHODS else None,
         "budget": budget.describe(),
         "seed": args.seed,
         "num_tasks": len(problems),
@@ -196,7 +261,7 @@ def solve_summary(report: dict[str, Any]) -> str:
     from jaxarc.cli.evaluate import percent
 
     what = f"{report['source']}: {report['num_tasks']} tasks, {report['method']}"
-    if report["method"] != "policy":
+    if report["method"] not in POLICY_METHODS:
         what += f" depth {report['depth']}"
     what += f" (budget {report['budget']}), {report['wall_seconds']} s"
     if not report["scored_tasks"]:

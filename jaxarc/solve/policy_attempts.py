@@ -31,8 +31,11 @@ from jaxarc.solve.problem import Problem
 from jaxarc.solve.submission import grid_list
 
 
-def bank_without_test_outputs(problems: list[Problem], name: str = "solve") -> TaskBank:
-    """The problems as a bank on the ARC canvas; its test pairs have no outputs."""
+def bank_without_test_outputs(
+    problems: list[Problem], name: str = "solve", canvas_shape: tuple[int, int] = DEFAULT_CANVAS
+) -> TaskBank:
+    """The problems as a bank on ``canvas_shape`` (the ARC canvas by default); its test
+    pairs have no outputs."""
     raw = {
         p.task_id: {
             "train": [
@@ -43,7 +46,7 @@ def bank_without_test_outputs(problems: list[Problem], name: str = "solve") -> T
         }
         for p in problems
     }
-    return bank_from_tasks(raw, canvas_shape=DEFAULT_CANVAS, name=name)
+    return bank_from_tasks(raw, canvas_shape=canvas_shape, name=name)
 
 
 def policy_attempts(

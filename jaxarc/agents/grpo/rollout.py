@@ -59,15 +59,23 @@ def group_rollout(
     group_size: int,
     steps: int,
     constrain=lambda x: x,
+    task_index: Int32[Array, ""] | None = None,
 ) -> Trajectories:
     """Play ``batch_tasks * group_size`` episodes of ``steps`` steps with ``policy``.
 
     ``constrain`` is applied to per-episode arrays (e.g. a sharding constraint over the
-    episode axis); it must keep values unchanged.
+    episode axis); it must keep values unchanged. ``task_index`` (a bank's task, traced or
+    not) plays every group on that task, each on a pair of its own; ``None`` samples a task
+    per group.
     """
     reset_key, act_key = jax.random.split(key)
+    task_indices = None if task_index is None else jnp.full((batch_tasks,), task_index)
     states, obs = batch_reset(
-        jax.random.split(reset_key, batch_tasks), env_config, source, reward_params=reward_params
+        jax.random.split(reset_key, batch_tasks),
+        env_config,
+        source,
+        task_indices,
+        reward_params=reward_params,
     )
     first_obs, first_tasks = obs, jax.vmap(policy.encode_task)(obs)  # once per task
     states, obs, tasks = constrain(repeat_groups((states, obs, first_tasks), group_size))

@@ -20,6 +20,7 @@ from collections.abc import Callable
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import optax
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray, PyTree
@@ -81,7 +82,6 @@ def make_train(
     env_config = config.env_config()
     source = load_task_source(config)
     optimizer = make_optimizer(config)
-    grpo = config.grpo
     if mesh is not None:
         devices = mesh.shape["data"]
         if config.batch_tasks % devices:
@@ -107,60 +107,7 @@ def make_train(
         return state
 
     def update(state: TrainState) -> tuple[TrainState, Metrics]:
-        key, rollout_key, shuffle_key = jax.random.split(state.key, 3)
-        ref_policy = state.ref_policy if grpo.beta > 0 else None
-        batch, trajectories, batch_metrics = collect_batch(
-            state.policy, ref_policy, rollout_key, config, source, constrain
-        )
-        episodes = batch.valid.shape[0]  # the rollouts and any hindsight groups
-        minibatch = episodes // grpo.minibatches
-        batch = constrain(batch)
-
-        params, static = eqx.partition(state.policy, eqx.is_array)
-
-        # the epochs x minibatches steps unrolled in Python: a lax.scan (even unroll=True)
-        # leaves a while loop, and XLA:CPU runs the convolutions' gradients inside while
-        # loops through a generic path ~30x slower than its YNNPACK kernels (measured on the
-        # quick preset's trunk: 442 ms vs 15 ms per step)
-        opt_state = state.opt_state
-        step_metrics = []
-        for epoch_key in jax.random.split(shuffle_key, grpo.epochs):
-            order = jax.random.permutation(epoch_key, episodes).reshape(grpo.minibatches, minibatch)
-            epoch_metrics = []
-            for indices in order:
-                part = constrain(batch.take(indices))
-                policy, opt_state, metrics = surrogate_step(
-                    eqx.combine(params, static), opt_state, part, optimizer, grpo
-                )
-                params = eqx.filter(policy, eqx.is_array)
-                epoch_metrics.append(metrics)
-            step_metrics.append(epoch_metrics)
-        # [epochs, minibatches] per metric, as the scans gave
-        step_metrics = _stack([_stack(rows) for rows in step_metrics])
-        policy = eqx.combine(params, static)
-        update_index = state.update_index + 1
-        refresh = update_index % grpo.ref_refresh_every == 0
-        ref_policy = jax.tree.map(
-            lambda new, old: jnp.where(refresh, new, old),
-            eqx.filter(policy, eqx.is_array),
-            eqx.filter(state.ref_policy, eqx.is_array),
-        )
-        ref_policy = eqx.combine(ref_policy, state.ref_policy)
-        metrics = {name: jnp.mean(values) for name, values in step_metrics.items()}
-        metrics.update(
-            first_epoch_clip_fraction=jnp.mean(step_metrics["clip_fraction"][0]),
-            first_epoch_ratio=jnp.mean(step_metrics["ratio_mean"][0]),
-            mean_return=jnp.mean(trajectories.returns),
-            success_rate=jnp.mean(trajectories.success.astype(jnp.float32)),
-            **batch_metrics,
-            episode_length=jnp.mean(trajectories.lengths),
-            env_steps=jnp.float32(
-                config.batch_tasks * config.group_size * config.max_episode_steps
-            ),
-            update_index=update_index.astype(jnp.float32),
-        )
-        new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
-        return new_state, metrics
+        return grpo_update(state, config, source, optimizer, constrain)
 
     if replicated is None:
         compiled_update = policy_jit(update, donate="all")
@@ -187,6 +134,74 @@ def make_train(
     return init, staged_update
 
 
+def grpo_update(
+    state: TrainState,
+    config: TrainConfig,
+    source: AbstractTaskSource,
+    optimizer: optax.GradientTransformation,
+    constrain: Callable = lambda tree: tree,
+    task_index: Int32[Array, ""] | None = None,
+) -> tuple[TrainState, Metrics]:
+    """One GRPO iteration of ``state`` (traceable; :func:`make_train` compiles it).
+
+    ``task_index`` (traced) plays every rollout of the update on that task of the bank
+    ``source`` (test-time training on one task); ``None`` samples a task per group.
+    """
+    grpo = config.grpo
+    key, rollout_key, shuffle_key = jax.random.split(state.key, 3)
+    ref_policy = state.ref_policy if grpo.beta > 0 else None
+    batch, trajectories, batch_metrics = collect_batch(
+        state.policy, ref_policy, rollout_key, config, source, constrain, task_index
+    )
+    episodes = batch.valid.shape[0]  # the rollouts and any hindsight groups
+    minibatch = episodes // grpo.minibatches
+    batch = constrain(batch)
+
+    params, static = eqx.partition(state.policy, eqx.is_array)
+
+    # the epochs x minibatches steps unrolled in Python: a lax.scan (even unroll=True)
+    # leaves a while loop, and XLA:CPU runs the convolutions' gradients inside while
+    # loops through a generic path ~30x slower than its YNNPACK kernels (measured on the
+    # quick preset's trunk: 442 ms vs 15 ms per step)
+    opt_state = state.opt_state
+    step_metrics = []
+    for epoch_key in jax.random.split(shuffle_key, grpo.epochs):
+        order = jax.random.permutation(epoch_key, episodes).reshape(grpo.minibatches, minibatch)
+        epoch_metrics = []
+        for indices in order:
+            part = constrain(batch.take(indices))
+            policy, opt_state, metrics = surrogate_step(
+                eqx.combine(params, static), opt_state, part, optimizer, grpo
+            )
+            params = eqx.filter(policy, eqx.is_array)
+            epoch_metrics.append(metrics)
+        step_metrics.append(epoch_metrics)
+    # [epochs, minibatches] per metric, as the scans gave
+    step_metrics = _stack([_stack(rows) for rows in step_metrics])
+    policy = eqx.combine(params, static)
+    update_index = state.update_index + 1
+    refresh = update_index % grpo.ref_refresh_every == 0
+    ref_policy = jax.tree.map(
+        lambda new, old: jnp.where(refresh, new, old),
+        eqx.filter(policy, eqx.is_array),
+        eqx.filter(state.ref_policy, eqx.is_array),
+    )
+    ref_policy = eqx.combine(ref_policy, state.ref_policy)
+    metrics = {name: jnp.mean(values) for name, values in step_metrics.items()}
+    metrics.update(
+        first_epoch_clip_fraction=jnp.mean(step_metrics["clip_fraction"][0]),
+        first_epoch_ratio=jnp.mean(step_metrics["ratio_mean"][0]),
+        mean_return=jnp.mean(trajectories.returns),
+        success_rate=jnp.mean(trajectories.success.astype(jnp.float32)),
+        **batch_metrics,
+        episode_length=jnp.mean(trajectories.lengths),
+        env_steps=jnp.float32(config.batch_tasks * config.group_size * config.max_episode_steps),
+        update_index=update_index.astype(jnp.float32),
+    )
+    new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
+    return new_state, metrics
+
+
 def _stack(rows: list) -> Metrics:
     """Metric dicts (or dicts of stacked metrics) stacked along a new leading axis."""
     return jax.tree.map(lambda *values: jnp.stack(values), *rows)
@@ -199,6 +214,7 @@ def collect_batch(
     config: TrainConfig,
     source: AbstractTaskSource,
     constrain: Callable = lambda tree: tree,
+    task_index: Int32[Array, ""] | None = None,
 ) -> tuple[TrainingBatchJAX, Trajectories, Metrics]:
     """One GRPO rollout batch: ``(batch, trajectories, metrics)``.
 
@@ -209,7 +225,8 @@ def collect_batch(
     (``grpo.hindsight_fraction`` of the B groups) the batch also holds K hindsight groups
     (:mod:`jaxarc.agents.grpo.hindsight`) after the B groups. ``metrics``:
     ``equal_group_fraction`` (groups whose rewards carry no signal) and, with hindsight
-    groups, ``hindsight_success_rate`` and ``hindsight_donor_fraction``.
+    groups, ``hindsight_success_rate`` and ``hindsight_donor_fraction``. ``task_index``: see
+    :func:`grpo_update`.
     """
     env_config, reward_params = config.env_config(), config.reward_params()
     trajectories = group_rollout(
@@ -222,6 +239,7 @@ def collect_batch(
         config.group_size,
         config.max_episode_steps,
         constrain=constrain,
+        task_index=task_index,
     )
     advantages, equal_fraction = group_advantages(trajectories.rewards, trajectories.valid, config)
     task_obs, task_index = group_task_table(trajectories.obs, config.group_size)

@@ -1,0 +1,234 @@
+"""Test-time reinforcement learning: a policy learns each task from its demonstrations alone,
+then plays the task's test inputs.
+
+For every task a copy of the policy runs ``updates`` GRPO updates
+(:func:`jaxarc.agents.grpo.train.grpo_update`) whose episodes play the task's
+demonstration pairs in train mode: one pair's input, the task's other pairs as context, the
+reward from that pair's known output (leave-one-out; the played pair's output is never in
+the observation). No expert and no test output is involved. The tuned copy then plays
+each test input twice, greedily and by sampling, with every demonstration as context: the
+two attempts.
+
+Tasks are trained ``tasks_at_once`` at a time: the per-task policies and optimiser states
+are stacked on a leading slot axis and the update is vmapped over it, every slot playing
+its own task of one bank. The bank (the problems, no test output) is closed over, and the
+slot's task index is the traced input that selects its task, so a bank compiles two
+programs, the update and the attempts, whatever its number of tasks.
+
+The problems are played on the smallest canvas of :data:`CANVAS_SIDES` that holds every
+grid they show (one bank and two programs per canvas used): most ARC tasks fit 10x10 or
+15x15, where a step costs a fraction of the 30x30 one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Int32, PRNGKeyArray
+
+from jaxarc.agents.grpo.config import TrainConfig
+from jaxarc.agents.grpo.train import TrainState, grpo_update
+from jaxarc.agents.grpo.train_step import make_optimizer
+from jaxarc.agents.model.compilation import policy_jit
+from jaxarc.agents.model.policy import AbstractPolicy
+from jaxarc.agents.run.evaluate import (
+    adapt_policy_to_canvas,
+    check_policy_reads,
+    play_policy_episodes,
+)
+from jaxarc.solve.policy_attempts import bank_without_test_outputs
+from jaxarc.solve.problem import Problem
+
+Attempts = dict[str, list[tuple[np.ndarray, np.ndarray]]]
+CANVAS_SIDES = (10, 15, 20, 30)
+
+
+def canvas_side(problem: Problem) -> int:
+    """The smallest side of :data:`CANVAS_SIDES` that holds every grid of ``problem``."""
+    grids = (*problem.demo_inputs, *problem.demo_outputs, *problem.test_inputs)
+    largest = max(max(g.shape) for g in grids)
+    return next(side for side in CANVAS_SIDES if side >= largest)
+
+
+@dataclasses.dataclass(frozen=True)
+class TestTimeConfig:
+    """How each task is learned at test time.
+
+    Attributes:
+        updates: GRPO updates per task (0: the policy plays the tests frozen).
+        batch_tasks: groups per update; each group plays one demonstration pair, drawn
+            uniformly from the task's pairs.
+        group_size: rollouts per group (GRPO compares them).
+        lr: the learning rate (``None``: the checkpoint's).
+        tasks_at_once: tasks trained together, vmapped over a slot axis.
+    """
+
+    __test__ = False  # (not a pytest class)
+
+    updates: int = 16
+    batch_tasks: int = 4
+    group_size: int = 8
+    lr: float | None = None
+    tasks_at_once: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("batch_tasks", "group_size", "tasks_at_once"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
+        if self.updates < 0:
+            raise ValueError(f"updates must be 0 or more, got {self.updates!r}")
+        if self.group_size < 2:
+            raise ValueError(f"group_size must be at least 2, got {self.group_size!r}")
+
+    def train_config(self, trained: TrainConfig, canvas: int) -> TrainConfig:
+        """The checkpoint's training configuration set for one task's demonstrations on a
+        ``canvas`` x ``canvas`` bank: this batch shape, GRPO only (no behaviour cloning)."""
+        grpo = dataclasses.replace(trained.grpo, epochs=1, minibatches=1)
+        return trained.replace(
+            canvas=canvas,
+            episode_mode="train",
+            batch_tasks=self.batch_tasks,
+            group_size=self.group_size,
+            num_updates=max(self.updates, 1),
+            bc_updates=0,
+            lr=trained.lr if self.lr is None else self.lr,
+            lr_schedule="constant",
+            warmup_updates=0,
+            grpo=grpo,
+        )
+
+    def env_steps_per_task(self, max_episode_steps: int) -> int:
+        """Environment steps one task's training takes."""
+        return self.updates * self.batch_tasks * self.group_size * max_episode_steps
+
+
+def _stack_slots(policy: AbstractPolicy, optimizer: Any, keys: PRNGKeyArray) -> TrainState:
+    """``len(keys)`` training states, each a fresh copy of ``policy`` and optimiser."""
+
+    def one(key: PRNGKeyArray) -> TrainState:
+        copy = jax.tree.map(lambda x: jnp.array(x, copy=True) if eqx.is_array(x) else x, policy)
+        with jax.numpy_dtype_promotion("standard"):
+            opt_state = optimizer.init(eqx.filter(copy, eqx.is_inexact_array))
+        return TrainState(copy, copy, opt_state, key, jnp.int32(0))
+
+    return eqx.filter_vmap(one)(keys)
+
+
+def test_time_attempts(
+    policy: AbstractPolicy,
+    trained: TrainConfig,
+    problems: list[Problem],
+    tt: TestTimeConfig,
+    *,
+    key: PRNGKeyArray,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Attempts, dict[str, dict[str, Any]]]:
+    """``(greedy, sampled)`` final grids per test input of every problem after learning it
+    from its demonstrations, by task id; and per task what the learning did: the canvas,
+    and (with updates) ``train_success``, the success rate of the last update's rollouts on
+    the demonstrations, and ``train_return``, their mean return."""
+    by_side: dict[int, list[Problem]] = {}
+    for problem in problems:
+        by_side.setdefault(canvas_side(problem), []).append(problem)
+    attempts: Attempts = {}
+    infos: dict[str, dict[str, Any]] = {}
+    done = 0
+    for side, members in sorted(by_side.items()):
+
+        def report(k: int, _total: int, offset: int = done) -> None:
+            if progress is not None:
+                progress(offset + k, len(problems))
+
+        key, bank_key = jax.random.split(key)
+        made, info = _attempts_on_canvas(policy, trained, members, tt, side, bank_key, report)
+        attempts.update(made)
+        infos.update({t: {"canvas": side, **i} for t, i in info.items()})
+        done += len(members)
+    if progress is not None:
+        progress(len(problems), len(problems))
+    return {p.task_id: attempts[p.task_id] for p in problems}, infos
+
+
+def _attempts_on_canvas(
+    policy: AbstractPolicy,
+    trained: TrainConfig,
+    problems: list[Problem],
+    tt: TestTimeConfig,
+    side: int,
+    key: PRNGKeyArray,
+    progress: Callable[[int, int], None],
+) -> tuple[Attempts, dict[str, dict[str, Any]]]:
+    """:func:`test_time_attempts` for problems that fit a ``side`` x ``side`` canvas."""
+    bank = bank_without_test_outputs(problems, canvas_shape=(side, side))
+    config = tt.train_config(trained, side)
+    eval_env = config.env_config(episode_mode="eval")
+    policy = adapt_policy_to_canvas(policy, bank.canvas_shape)
+    check_policy_reads(policy, eval_env, bank)
+    optimizer = make_optimizer(config)
+    slots = tt.tasks_at_once
+    rows = 2 * max(p.num_tests for p in problems)  # (test, greedy) rows per slot
+
+    def update(states: TrainState, task_indices: Int32[Array, " K"]):
+        step = lambda s, t: grpo_update(s, config, bank, optimizer, task_index=t)  # noqa: E731
+        return eqx.filter_vmap(step)(states, task_indices)
+
+    def attempts(policies: AbstractPolicy, keys, task_indices, pair_indices, greedy):
+        def one(p, k, t, q, g):
+            states = play_policy_episodes(p, eval_env, bank, k, t, q, g)
+            return states.grid, states.grid_shape
+
+        return eqx.filter_vmap(one)(policies, keys, task_indices, pair_indices, greedy)
+
+    update_program = policy_jit(update)
+    attempts_program = policy_jit(attempts)
+    init_program = eqx.filter_jit(lambda keys: _stack_slots(policy, optimizer, keys))
+
+    result: Attempts = {}
+    infos: dict[str, dict[str, Any]] = {}
+    for first in range(0, len(problems), slots):
+        progress(first, len(problems))
+        members = list(range(first, min(first + slots, len(problems))))
+        padded = members + [members[-1]] * (slots - len(members))  # (the last chunk)
+        key, init_key, play_key = jax.random.split(key, 3)
+        states = init_program(jax.random.split(init_key, slots))
+        task_indices = jnp.asarray(padded, jnp.int32)
+        metrics: dict[str, Array] = {}
+        for _ in range(tt.updates):
+            states, metrics = update_program(states, task_indices)
+        # each slot's rows: its test inputs, each greedy then sampled (padded by repeating)
+        table = np.asarray(
+            [[(r // 2) % problems[t].num_tests for r in range(rows)] for t in padded], np.int32
+        )
+        greedy = np.tile(np.arange(rows) % 2 == 0, (slots, 1))
+        grids, shapes = attempts_program(
+            states.policy,
+            jax.random.split(play_key, slots * rows).reshape(slots, rows),
+            jnp.broadcast_to(task_indices[:, None], (slots, rows)),
+            jnp.asarray(table),
+            jnp.asarray(greedy),
+        )
+        grids, shapes = np.asarray(grids), np.asarray(shapes)
+        for slot, t in enumerate(members):
+            problem = problems[t]
+            made = [
+                grids[slot, r, : shapes[slot, r, 0], : shapes[slot, r, 1]].copy()
+                for r in range(rows)
+            ]
+            result[problem.task_id] = [
+                (made[2 * q], made[2 * q + 1]) for q in range(problem.num_tests)
+            ]
+            infos[problem.task_id] = {
+                label: round(float(metrics[name][slot]), 4)
+                for name, label in (
+                    ("success_rate", "train_success"),
+                    ("mean_return", "train_return"),
+                )
+                if name in metrics
+            }
+    return result, infos
