@@ -329,6 +329,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     from jaxarc.agents.model.policy import PolicyConfig
     from jaxarc.agents.run.checkpoint import save_checkpoint
     from jaxarc.agents.run.evaluate import load_trained_policy
+    from jaxarc.cli.solve import TEST_TIME_UPDATES
     from jaxarc.data.loading import load_bank
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
     from jaxarc.solve.submission import entries
@@ -371,7 +372,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     code, stdout, _ = _solve(capsys, "--source", str(source), *argv, "--out", str(out))
     assert code == 0 and "solved 2 of 2 tasks" in stdout, stdout
     report = json.loads(out.with_suffix(".report.json").read_text())
-    assert report["test_time_updates"] == TestTimeConfig().updates
+    assert report["test_time_updates"] == TestTimeConfig().updates == TEST_TIME_UPDATES
     assert all(report["tasks"][t]["train_success"] > 0.5 for t in ("fill3", "fill6"))
     corrupt = _write_dir(tmp_path / "corrupt", _fill_tasks("corrupt"))
     out_corrupt = tmp_path / "corrupt.json"

@@ -66,6 +66,8 @@ class TestTimeConfig:
             uniformly from the task's pairs.
         group_size: rollouts per group (GRPO compares them).
         lr: the learning rate (``None``: the checkpoint's).
+        hindsight_fraction: the share of groups also trained on as hindsight groups, relabelled
+            with the grid one of their rollouts made (``None``: the checkpoint's).
         tasks_at_once: tasks trained together, vmapped over a slot axis.
     """
 
@@ -75,6 +77,7 @@ class TestTimeConfig:
     batch_tasks: int = 4
     group_size: int = 8
     lr: float | None = None
+    hindsight_fraction: float | None = None
     tasks_at_once: int = 1
 
     def __post_init__(self) -> None:
@@ -90,6 +93,8 @@ class TestTimeConfig:
         """The checkpoint's training configuration set for one task's demonstrations on a
         ``canvas`` x ``canvas`` bank: this batch shape, GRPO only (no behaviour cloning)."""
         grpo = dataclasses.replace(trained.grpo, epochs=1, minibatches=1)
+        if self.hindsight_fraction is not None:
+            grpo = dataclasses.replace(grpo, hindsight_fraction=self.hindsight_fraction)
         return trained.replace(
             canvas=canvas,
             episode_mode="train",
