@@ -380,3 +380,20 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     assert code == 0 and "solved 0 of 2 tasks" in stdout
     assert json.loads(out_corrupt.read_text()) == json.loads(out.read_text())
     _bad_input(tmp_path, capsys, ["--source", str(source), *argv, "--budget", "7"], "at least that")
+
+
+def test_each_problem_plays_on_the_smallest_canvas_that_holds_its_grids() -> None:
+    """Demonstration inputs and outputs and test inputs all count, the largest side wins."""
+    from jaxarc.solve.test_time import canvas_side
+
+    rng = np.random.default_rng(3)
+    cases = [  # demo input, demo output, test input -> canvas side
+        ((3, 4), (3, 4), (2, 2), 10),
+        ((3, 4), (12, 3), (2, 2), 15),
+        ((10, 10), (1, 1), (10, 10), 10),
+        ((3, 3), (3, 3), (16, 1), 20),
+        ((3, 3), (3, 3), (30, 1), 30),
+    ]
+    for demo, output, test, side in cases:
+        grids = (_grids(rng, 1, shape) for shape in (demo, output, test))
+        assert canvas_side(_problem("t", *grids)) == side
