@@ -333,7 +333,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     from jaxarc.data.loading import load_bank
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
     from jaxarc.solve.submission import entries
-    from jaxarc.solve.test_time import TestTimeConfig, test_time_attempts
+    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl
 
     source = _write_dir(tmp_path / "tasks", _fill_tasks())
     config = TrainConfig(
@@ -359,7 +359,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     trained, policy, _ = load_trained_policy(tmp_path / "run")
     bank = load_bank(str(source))
     problems = problems_from_bank(bank)
-    frozen, _ = test_time_attempts(
+    frozen, _ = attempts_after_test_time_rl(
         policy, trained, problems, TestTimeConfig(updates=0), key=jax.random.key(0)
     )
     frozen_score = score_submission(

@@ -135,11 +135,11 @@ def _policy_attempts(args: argparse.Namespace, problems: list, progress: TaskPro
     return attempts, {p.task_id: {} for p in problems}, info
 
 
-def _test_time_attempts(args: argparse.Namespace, problems: list, progress: TaskProgress):
+def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: TaskProgress):
     import jax
 
     from jaxarc.agents.run.evaluate import EvaluationError, load_trained_policy
-    from jaxarc.solve.test_time import TestTimeConfig, test_time_attempts
+    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl
 
     try:
         config, policy, path = load_trained_policy(args.checkpoint)
@@ -157,7 +157,7 @@ def _test_time_attempts(args: argparse.Namespace, problems: list, progress: Task
             )
         tt = TestTimeConfig(updates=updates, tasks_at_once=args.tasks_at_once)
     try:
-        attempts, infos = test_time_attempts(
+        attempts, infos = attempts_after_test_time_rl(
             policy, config, problems, tt, key=jax.random.key(args.seed), progress=progress
         )
     except EvaluationError as err:
@@ -207,7 +207,7 @@ def run_solve(args: argparse.Namespace) -> int:
         if args.method == "policy":
             attempts, infos, run_info = _policy_attempts(args, problems, progress)
         elif args.method == "test-time-rl":
-            attempts, infos, run_info = _test_time_attempts(args, problems, progress)
+            attempts, infos, run_info = _test_time_rl_attempts(args, problems, progress)
         else:
             attempts, infos = solve_problems(
                 problems,

@@ -125,7 +125,7 @@ def _stack_slots(policy: AbstractPolicy, optimizer: Any, keys: PRNGKeyArray) -> 
     return eqx.filter_vmap(one)(keys)
 
 
-def test_time_attempts(
+def attempts_after_test_time_rl(
     policy: AbstractPolicy,
     trained: TrainConfig,
     problems: list[Problem],
@@ -169,7 +169,7 @@ def _attempts_on_canvas(
     key: PRNGKeyArray,
     progress: Callable[[int, int], None],
 ) -> tuple[Attempts, dict[str, dict[str, Any]]]:
-    """:func:`test_time_attempts` for problems that fit a ``side`` x ``side`` canvas."""
+    """:func:`attempts_after_test_time_rl` for problems that fit a ``side`` x ``side`` canvas."""
     bank = bank_without_test_outputs(problems, canvas_shape=(side, side))
     config = tt.train_config(trained, side)
     eval_env = config.env_config(episode_mode="eval")
