@@ -1,0 +1,93 @@
+"""Test-time RL ablations on the first tasks of a source: a table of settings.
+
+    python benchmarks/test_time_rl.py --checkpoint runs/medium --source arc-agi-1/training \
+        --limit 100 --settings frozen,16,16+hindsight
+
+Every setting runs :func:`jaxarc.solve.test_time.attempts_after_test_time_rl` (the
+function behind ``jaxarc solve --method test-time-rl``) on the same tasks with the same key
+(``--seed``). A setting is ``frozen`` (no update: the policy plays the tests as it is,
+on the same canvases), ``N`` (N updates a task) or ``N+hindsight`` (N updates, half the
+groups also trained as hindsight groups). Per setting the table gives pass@2 by task, the
+tasks whose last update solved at least one demonstration episode (``train_success > 0``),
+the wall time (compiling included), the seconds a task and the learning's environment
+steps a second. Use a split of the training tasks: evaluation tasks are for the final
+score only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+
+def parse_setting(text: str) -> dict:
+    """``"frozen"`` / ``"16"`` / ``"16+hindsight"`` to TestTimeConfig arguments."""
+    if text == "frozen":
+        return {"updates": 0}
+    updates, _, extra = text.partition("+")
+    if extra not in ("", "hindsight"):
+        raise ValueError(f"setting {text!r}: use frozen, N or N+hindsight")
+    return {"updates": int(updates), **({"hindsight_fraction": 0.5} if extra else {})}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--source", default="arc-agi-1/training")
+    parser.add_argument("--limit", type=int, default=100, help="the first N tasks")
+    parser.add_argument("--settings", default="frozen,16")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=None, help="a JSON file of the rows")
+    args = parser.parse_args()
+
+    import jax
+
+    from jaxarc.agents.run.evaluate import load_trained_policy
+    from jaxarc.data.loading import load_bank
+    from jaxarc.solve.problem import known_test_outputs, problems_from_bank
+    from jaxarc.solve.submission import entries, score_submission
+    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl
+
+    config, policy, path = load_trained_policy(args.checkpoint)
+    bank = load_bank(args.source)
+    bank = bank.subset(range(min(args.limit, bank.num_tasks)))
+    problems = problems_from_bank(bank)
+    rows = []
+    for setting in args.settings.split(","):
+        tt = TestTimeConfig(**parse_setting(setting))
+        start = time.perf_counter()
+        attempts, infos = attempts_after_test_time_rl(
+            policy, config, problems, tt, key=jax.random.key(args.seed)
+        )
+        seconds = time.perf_counter() - start
+        submission = {t: entries(a) for t, a in attempts.items()}
+        score = score_submission(submission, known_test_outputs(bank))
+        steps = tt.env_steps_per_task(config.max_episode_steps) * len(problems)
+        rows.append(
+            {
+                "setting": setting,
+                "solved": score["solved_tasks"],
+                "scored": score["scored_tasks"],
+                "train_success_tasks": sum(i.get("train_success", 0) > 0 for i in infos.values()),
+                "wall_seconds": round(seconds, 1),
+                "seconds_per_task": round(seconds / len(problems), 2),
+                "env_steps_per_second": round(steps / seconds) if steps else None,
+                "solved_ids": sorted(t for t, s in score["tasks"].items() if s["solved"]),
+            }
+        )
+    print(f"{args.source}, first {len(problems)} tasks, checkpoint {path}, seed {args.seed}")
+    print("| setting | pass@2 by task | train_success > 0 | wall s | s / task | env steps/s |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['setting']} | {r['solved']} of {r['scored']} | {r['train_success_tasks']} "
+            f"| {r['wall_seconds']} | {r['seconds_per_task']} | {r['env_steps_per_second']} |"
+        )
+    if args.out is not None:
+        args.out.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
