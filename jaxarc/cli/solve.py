@@ -14,6 +14,7 @@ entry per task is written beside the submission (``<out>`` with ``.report.json``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -146,16 +147,15 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
     except EvaluationError as err:
         raise CLIError(str(err)) from None
     tt = TestTimeConfig(tasks_at_once=args.tasks_at_once)
-    per_update = tt.env_steps_per_task(config.max_episode_steps) // tt.updates
     if args.budget is not None:
-        updates = args.budget.steps // per_update
-        if updates < 1:
+        per_update = tt.env_steps_per_update(config.max_episode_steps)
+        if args.budget.steps < per_update:
             raise CLIError(
                 f"--budget {args.budget.steps}: one test-time update takes {per_update} "
                 f"environment steps ({tt.batch_tasks} groups x {tt.group_size} rollouts x "
                 f"{config.max_episode_steps} steps); give at least that"
             )
-        tt = TestTimeConfig(updates=updates, tasks_at_once=args.tasks_at_once)
+        tt = dataclasses.replace(tt, updates=args.budget.steps // per_update)
     try:
         attempts, infos = attempts_after_test_time_rl(
             policy, config, problems, tt, key=jax.random.key(args.seed), progress=progress

@@ -108,9 +108,13 @@ class TestTimeConfig:
             grpo=grpo,
         )
 
+    def env_steps_per_update(self, max_episode_steps: int) -> int:
+        """Environment steps one update plays (groups x rollouts x episode steps)."""
+        return self.batch_tasks * self.group_size * max_episode_steps
+
     def env_steps_per_task(self, max_episode_steps: int) -> int:
         """Environment steps one task's training takes."""
-        return self.updates * self.batch_tasks * self.group_size * max_episode_steps
+        return self.updates * self.env_steps_per_update(max_episode_steps)
 
 
 def _stack_slots(policy: AbstractPolicy, optimizer: Any, keys: PRNGKeyArray) -> TrainState:
