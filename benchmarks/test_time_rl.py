@@ -18,18 +18,39 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
+EXTRAS = {
+    "entropy": ("entropy_coef", float),
+    "groups": ("batch_tasks", int),
+    "lr": ("lr", float),
+    "temperature": ("temperature", float),
+    "steps": ("max_episode_steps", int),
+}
+
 
 def parse_setting(text: str) -> dict:
-    """``"frozen"`` / ``"16"`` / ``"16+hindsight"`` to TestTimeConfig arguments."""
+    """``"frozen"`` / ``"16"`` / ``"16+hindsight+entropy=0.1+temperature=2"`` to TestTimeConfig
+    arguments."""
     if text == "frozen":
         return {"updates": 0}
-    updates, _, extra = text.partition("+")
-    if extra not in ("", "hindsight"):
-        raise ValueError(f"setting {text!r}: use frozen, N or N+hindsight")
-    return {"updates": int(updates), **({"hindsight_fraction": 0.5} if extra else {})}
+    updates, *extras = text.split("+")
+    arguments: dict = {"updates": int(updates)}
+    for extra in extras:
+        name, _, value = extra.partition("=")
+        if name == "hindsight" and not value:
+            arguments["hindsight_fraction"] = 0.5
+        elif name in EXTRAS and value:
+            field, kind = EXTRAS[name]
+            arguments[field] = kind(value)
+        else:
+            raise ValueError(
+                f"setting {text!r}: use frozen or N, each optionally followed by +hindsight, "
+                "+entropy=X, +groups=G, +lr=X, +temperature=T, +steps=S"
+            )
+    return arguments
 
 
 def main() -> None:
@@ -38,6 +59,9 @@ def main() -> None:
     parser.add_argument("--source", default="arc-agi-1/training")
     parser.add_argument("--limit", type=int, default=100, help="the first N tasks")
     parser.add_argument("--settings", default="frozen,16")
+    parser.add_argument(
+        "--max-side", type=int, default=30, help="keep the tasks whose canvas is at most this"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="a JSON file of the rows")
     args = parser.parse_args()
@@ -48,12 +72,14 @@ def main() -> None:
     from jaxarc.data.loading import load_bank
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
     from jaxarc.solve.submission import entries, score_submission
-    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl
+    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl, canvas_side
 
     config, policy, path = load_trained_policy(args.checkpoint)
     bank = load_bank(args.source)
     bank = bank.subset(range(min(args.limit, bank.num_tasks)))
     problems = problems_from_bank(bank)
+    kept = [i for i, p in enumerate(problems) if canvas_side(p) <= args.max_side]
+    bank, problems = bank.subset(kept), [problems[i] for i in kept]
     rows = []
     for setting in args.settings.split(","):
         tt = TestTimeConfig(**parse_setting(setting))
@@ -64,26 +90,38 @@ def main() -> None:
         seconds = time.perf_counter() - start
         submission = {t: entries(a) for t, a in attempts.items()}
         score = score_submission(submission, known_test_outputs(bank))
-        steps = tt.env_steps_per_task(config.max_episode_steps) * len(problems)
+        episode = tt.max_episode_steps or config.max_episode_steps
+        steps = tt.env_steps_per_task(episode) * len(problems)
         rows.append(
             {
                 "setting": setting,
                 "solved": score["solved_tasks"],
                 "scored": score["scored_tasks"],
                 "train_success_tasks": sum(i.get("train_success", 0) > 0 for i in infos.values()),
+                "mean_train_success": round(
+                    sum(i.get("train_success", 0) for i in infos.values()) / len(problems), 4
+                ),
                 "wall_seconds": round(seconds, 1),
                 "seconds_per_task": round(seconds / len(problems), 2),
                 "env_steps_per_second": round(steps / seconds) if steps else None,
                 "solved_ids": sorted(t for t, s in score["tasks"].items() if s["solved"]),
             }
         )
-    print(f"{args.source}, first {len(problems)} tasks, checkpoint {path}, seed {args.seed}")
-    print("| setting | pass@2 by task | train_success > 0 | wall s | s / task | env steps/s |")
-    print("|---|---|---|---|---|---|")
+        print(f"{setting}: {rows[-1]}", file=sys.stderr, flush=True)
+    print(
+        f"{args.source}, {len(problems)} of the first {args.limit} tasks (canvas at most "
+        f"{args.max_side}), checkpoint {path}, seed {args.seed}"
+    )
+    print(
+        "| setting | pass@2 by task | train_success > 0 | mean train_success | wall s "
+        "| s / task | env steps/s |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['setting']} | {r['solved']} of {r['scored']} | {r['train_success_tasks']} "
-            f"| {r['wall_seconds']} | {r['seconds_per_task']} | {r['env_steps_per_second']} |"
+            f"| {r['mean_train_success']} | {r['wall_seconds']} | {r['seconds_per_task']} "
+            f"| {r['env_steps_per_second']} |"
         )
     if args.out is not None:
         args.out.write_text(json.dumps(rows, indent=1))

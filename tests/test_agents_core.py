@@ -25,6 +25,7 @@ from jaxarc.agents.grpo.loss import clipped_surrogate, masked_mean
 from jaxarc.agents.grpo.train import load_task_source
 from jaxarc.agents.grpo.train_step import gradient_norm
 from jaxarc.agents.model.distributions import USES_SELECTION
+from jaxarc.agents.model.tempered import TemperedPolicy
 from jaxarc.envs import BboxAction, MaskAction, PointAction
 from jaxarc.envs.functional import batch_reset
 from jaxarc.grid import operation_ids as ops
@@ -212,3 +213,34 @@ def test_uniform_policy_is_uniform(observations):
     corner = np.asarray(jax.nn.softmax(dist.first_corner_logits[0])).reshape(8, 8)
     np.testing.assert_allclose(corner[:h, :w], 1.0 / (h * w), rtol=1e-5)
     assert corner[h:, :].sum() + corner[:, w:].sum() < 1e-6
+
+
+@pytest.mark.parametrize("selection_format", ["bbox", "mask"])
+def test_a_tempered_policy_divides_every_logit_and_keeps_the_mode(observations, selection_format):
+    config, obs = observations
+    config = config.replace(selection_format=selection_format)
+    policy = make_policy(jax.random.key(6), PolicyConfig(channels=8), config.env_config())
+    one = _first(obs)
+    base = _distribution(policy, one)
+    hot = _distribution(TemperedPolicy(policy, 3.0), one)
+    # every float leaf (operation and selection logits) divided by the temperature
+    for cold_leaf, hot_leaf in zip(jax.tree.leaves(base), jax.tree.leaves(hot), strict=True):
+        cold_leaf, hot_leaf = np.asarray(cold_leaf), np.asarray(hot_leaf)
+        if cold_leaf.dtype == np.float32:
+            np.testing.assert_allclose(hot_leaf, cold_leaf / 3.0, rtol=1e-6)
+        else:  # the mask's active cells are no logits
+            np.testing.assert_array_equal(hot_leaf, cold_leaf)
+    log_ops = np.asarray(jax.nn.log_softmax(np.asarray(base.operation_logits, np.float64) / 3.0))
+    action = base.mode()
+    for hot_part, part in zip(jax.tree.leaves(hot.mode()), jax.tree.leaves(action), strict=True):
+        np.testing.assert_array_equal(hot_part, part)  # the greedy action is unchanged
+    allowed = np.asarray(one.allowed_operations)
+    assert np.all(log_ops[~allowed] < -1e6)  # masked operations stay masked
+    cold_ops = np.asarray(jax.nn.log_softmax(np.asarray(base.operation_logits, np.float64)))
+    entropy = lambda log_p: -np.sum(np.exp(log_p) * log_p)  # noqa: E731
+    assert entropy(log_ops) > entropy(cold_ops)  # flatter
+    # a tempered policy is a policy: it reads another canvas and keeps its weights
+    moved = TemperedPolicy(policy, 3.0).with_canvas((10, 10))
+    assert isinstance(moved, TemperedPolicy) and moved.temperature == 3.0
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        TemperedPolicy(policy, 0.0)

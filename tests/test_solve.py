@@ -397,3 +397,33 @@ def test_each_problem_plays_on_the_smallest_canvas_that_holds_its_grids() -> Non
     for demo, output, test, side in cases:
         grids = (_grids(rng, 1, shape) for shape in (demo, output, test))
         assert canvas_side(_problem("t", *grids)) == side
+
+
+def test_test_time_config_sets_the_learning_run_and_refuses_nonsense() -> None:
+    """Every setting reaches the training configuration it makes (``None`` keeps the
+    checkpoint's), and each bad value is refused by name."""
+    from jaxarc.agents import GRPOConfig, TrainConfig
+    from jaxarc.solve.test_time import TestTimeConfig
+
+    trained = TrainConfig(
+        max_episode_steps=4, lr=1e-3, grpo=GRPOConfig(entropy_coef=0.01, epochs=2)
+    )
+    kept = TestTimeConfig(updates=3).train_config(trained, canvas=15)
+    assert (kept.canvas, kept.max_episode_steps, kept.lr) == (15, 4, 1e-3)
+    assert (kept.bc_updates, kept.grpo.epochs, kept.grpo.entropy_coef) == (0, 1, 0.01)
+    assert kept.episode_mode == "train" and kept.num_updates == 3
+    tt = TestTimeConfig(
+        updates=2, batch_tasks=3, group_size=4, lr=0.1, entropy_coef=0.2, max_episode_steps=6
+    )
+    set_ = tt.train_config(trained, canvas=10)
+    assert (set_.max_episode_steps, set_.lr, set_.grpo.entropy_coef) == (6, 0.1, 0.2)
+    assert (set_.batch_tasks, set_.group_size) == (3, 4)
+    assert tt.env_steps_per_task(6) == 2 * 3 * 4 * 6
+    for bad, name in (
+        ({"temperature": 0.0}, "temperature"),
+        ({"max_episode_steps": 0}, "max_episode_steps"),
+        ({"group_size": 1}, "group_size"),
+        ({"updates": -1}, "updates"),
+    ):
+        with pytest.raises(ValueError, match=name):
+            TestTimeConfig(**bad)

@@ -37,6 +37,7 @@ from jaxarc.agents.grpo.train import TrainState, grpo_update
 from jaxarc.agents.grpo.train_step import make_optimizer
 from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.policy import AbstractPolicy
+from jaxarc.agents.model.tempered import TemperedPolicy
 from jaxarc.agents.run.evaluate import (
     adapt_policy_to_canvas,
     check_policy_reads,
@@ -69,6 +70,12 @@ class TestTimeConfig:
         hindsight_fraction: the share of groups also trained on as hindsight groups, relabelled
             with the grid one of their rollouts made (``None``: the checkpoint's).
         tasks_at_once: tasks trained together, vmapped over a slot axis.
+        entropy_coef: the entropy bonus's weight (``None``: the checkpoint's).
+        temperature: the learning rollouts sample the policy at this temperature
+            (:class:`~jaxarc.agents.model.tempered.TemperedPolicy`; above 1 the rollouts of
+            a group differ more). The attempts play the tuned weights at temperature 1.
+        max_episode_steps: the steps of an episode, in learning and in the attempts
+            (``None``: the checkpoint's).
     """
 
     __test__ = False  # (not a pytest class)
@@ -79,6 +86,9 @@ class TestTimeConfig:
     lr: float | None = None
     hindsight_fraction: float | None = None
     tasks_at_once: int = 1
+    entropy_coef: float | None = None
+    temperature: float = 1.0
+    max_episode_steps: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("batch_tasks", "group_size", "tasks_at_once"):
@@ -88,6 +98,12 @@ class TestTimeConfig:
             raise ValueError(f"updates must be 0 or more, got {self.updates!r}")
         if self.group_size < 2:
             raise ValueError(f"group_size must be at least 2, got {self.group_size!r}")
+        if self.max_episode_steps is not None and self.max_episode_steps < 1:
+            raise ValueError(
+                f"max_episode_steps must be at least 1, got {self.max_episode_steps!r}"
+            )
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be positive, got {self.temperature!r}")
 
     def train_config(self, trained: TrainConfig, canvas: int) -> TrainConfig:
         """The checkpoint's training configuration set for one task's demonstrations on a
@@ -95,6 +111,8 @@ class TestTimeConfig:
         grpo = dataclasses.replace(trained.grpo, epochs=1, minibatches=1)
         if self.hindsight_fraction is not None:
             grpo = dataclasses.replace(grpo, hindsight_fraction=self.hindsight_fraction)
+        if self.entropy_coef is not None:
+            grpo = dataclasses.replace(grpo, entropy_coef=self.entropy_coef)
         return trained.replace(
             canvas=canvas,
             episode_mode="train",
@@ -106,6 +124,7 @@ class TestTimeConfig:
             lr_schedule="constant",
             warmup_updates=0,
             grpo=grpo,
+            max_episode_steps=self.max_episode_steps or trained.max_episode_steps,
         )
 
     def env_steps_per_update(self, max_episode_steps: int) -> int:
@@ -179,6 +198,7 @@ def _attempts_on_canvas(
     eval_env = config.env_config(episode_mode="eval")
     policy = adapt_policy_to_canvas(policy, bank.canvas_shape)
     check_policy_reads(policy, eval_env, bank)
+    learner = policy if tt.temperature == 1.0 else TemperedPolicy(policy, tt.temperature)
     optimizer = make_optimizer(config)
     slots = tt.tasks_at_once
     rows = 2 * max(p.num_tests for p in problems)  # (test, greedy) rows per slot
@@ -196,7 +216,7 @@ def _attempts_on_canvas(
 
     update_program = policy_jit(update)
     attempts_program = policy_jit(attempts)
-    init_program = eqx.filter_jit(lambda keys: _stack_slots(policy, optimizer, keys))
+    init_program = eqx.filter_jit(lambda keys: _stack_slots(learner, optimizer, keys))
 
     result: Attempts = {}
     infos: dict[str, dict[str, Any]] = {}
@@ -215,8 +235,9 @@ def _attempts_on_canvas(
             [[(r // 2) % problems[t].num_tests for r in range(rows)] for t in padded], np.int32
         )
         greedy = np.tile(np.arange(rows) % 2 == 0, (slots, 1))
+        tuned = states.policy.inner if isinstance(learner, TemperedPolicy) else states.policy
         grids, shapes = attempts_program(
-            states.policy,
+            tuned,
             jax.random.split(play_key, slots * rows).reshape(slots, rows),
             jnp.broadcast_to(task_indices[:, None], (slots, rows)),
             jnp.asarray(table),

@@ -16,6 +16,7 @@ from jaxarc.agents.model.policy import (
     make_policy,
 )
 from jaxarc.agents.model.predictor_rule import PredictorRulePolicy, predictor_rule_policy
+from jaxarc.agents.model.tempered import TemperedPolicy, tempered
 
 __all__ = [
     "AbstractCanvasPolicy",
@@ -27,7 +28,9 @@ __all__ = [
     "PointDistribution",
     "PolicyConfig",
     "PredictorRulePolicy",
+    "TemperedPolicy",
     "UniformPolicy",
     "make_policy",
     "predictor_rule_policy",
+    "tempered",
 ]
