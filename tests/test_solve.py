@@ -359,13 +359,15 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     trained, policy, _ = load_trained_policy(tmp_path / "run")
     bank = load_bank(str(source))
     problems = problems_from_bank(bank)
-    frozen, _ = attempts_after_test_time_rl(
+    frozen, frozen_infos = attempts_after_test_time_rl(
         policy, trained, problems, TestTimeConfig(updates=0), key=jax.random.key(0)
     )
     frozen_score = score_submission(
         {t: entries(a) for t, a in frozen.items()}, known_test_outputs(bank)
     )
     assert frozen_score["solved_tasks"] < 2  # (an untrained argmax may hit one colour)
+    # the greedy play of the demonstrations (leave-one-out) tells the same
+    assert min(frozen_infos[t]["demos_solved"] for t in ("fill3", "fill6")) < 1.0
 
     argv = ["--method", "test-time-rl", "--checkpoint", str(tmp_path / "run"), "--seed", "1"]
     out = tmp_path / "ttrl.json"
@@ -374,6 +376,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     report = json.loads(out.with_suffix(".report.json").read_text())
     assert report["test_time_updates"] == TestTimeConfig().updates == TEST_TIME_UPDATES
     assert all(report["tasks"][t]["train_success"] > 0.5 for t in ("fill3", "fill6"))
+    assert all(report["tasks"][t]["demos_solved"] == 1.0 for t in ("fill3", "fill6")), report
     corrupt = _write_dir(tmp_path / "corrupt", _fill_tasks("corrupt"))
     out_corrupt = tmp_path / "corrupt.json"
     code, stdout, _ = _solve(capsys, "--source", str(corrupt), *argv, "--out", str(out_corrupt))

@@ -158,9 +158,11 @@ def attempts_after_test_time_rl(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Attempts, dict[str, dict[str, Any]]]:
     """``(greedy, sampled)`` final grids per test input of every problem after learning it
-    from its demonstrations, by task id; and per task what the learning did: the canvas,
-    and (with updates) ``train_success``, the success rate of the last update's rollouts on
-    the demonstrations, and ``train_return``, their mean return."""
+    from its demonstrations, by task id; and per task what the learning did: the canvas;
+    ``demos_solved``, the share of its demonstration pairs the tuned policy solves greedily
+    (each played leave-one-out, as in learning); and (with updates) ``train_success``, the
+    success rate of the last update's rollouts on the demonstrations (sampled, at the
+    learning's temperature), and ``train_return``, their mean return."""
     by_side: dict[int, list[Problem]] = {}
     for problem in problems:
         by_side.setdefault(canvas_side(problem), []).append(problem)
@@ -196,12 +198,14 @@ def _attempts_on_canvas(
     bank = bank_without_test_outputs(problems, canvas_shape=(side, side))
     config = tt.train_config(trained, side)
     eval_env = config.env_config(episode_mode="eval")
+    demo_env = config.env_config(episode_mode="train")
     policy = adapt_policy_to_canvas(policy, bank.canvas_shape)
     check_policy_reads(policy, eval_env, bank)
     learner = policy if tt.temperature == 1.0 else TemperedPolicy(policy, tt.temperature)
     optimizer = make_optimizer(config)
     slots = tt.tasks_at_once
     rows = 2 * max(p.num_tests for p in problems)  # (test, greedy) rows per slot
+    demo_rows = max(p.num_demos for p in problems)  # demonstration pairs per slot
 
     def update(states: TrainState, task_indices: Int32[Array, " K"]):
         step = lambda s, t: grpo_update(s, config, bank, optimizer, task_index=t)  # noqa: E731
@@ -214,8 +218,16 @@ def _attempts_on_canvas(
 
         return eqx.filter_vmap(one)(policies, keys, task_indices, pair_indices, greedy)
 
+    def demos_solved(policies: AbstractPolicy, keys, task_indices, pair_indices):
+        def one(p, k, t, q):
+            greedy = jnp.ones(q.shape, jnp.bool_)
+            return play_policy_episodes(p, demo_env, bank, k, t, q, greedy).success
+
+        return eqx.filter_vmap(one)(policies, keys, task_indices, pair_indices)
+
     update_program = policy_jit(update)
     attempts_program = policy_jit(attempts)
+    demos_program = policy_jit(demos_solved)
     init_program = eqx.filter_jit(lambda keys: _stack_slots(learner, optimizer, keys))
 
     result: Attempts = {}
@@ -244,6 +256,17 @@ def _attempts_on_canvas(
             jnp.asarray(greedy),
         )
         grids, shapes = np.asarray(grids), np.asarray(shapes)
+        demo_table = np.asarray(
+            [[q % problems[t].num_demos for q in range(demo_rows)] for t in padded], np.int32
+        )
+        solved = np.asarray(
+            demos_program(
+                tuned,
+                jax.random.split(play_key, slots * demo_rows).reshape(slots, demo_rows),
+                jnp.broadcast_to(task_indices[:, None], (slots, demo_rows)),
+                jnp.asarray(demo_table),
+            )
+        )
         for slot, t in enumerate(members):
             problem = problems[t]
             made = [
@@ -253,7 +276,10 @@ def _attempts_on_canvas(
             result[problem.task_id] = [
                 (made[2 * q], made[2 * q + 1]) for q in range(problem.num_tests)
             ]
+            demos = problem.num_demos
             infos[problem.task_id] = {
+                "demos_solved": round(float(solved[slot, :demos].mean()), 4),
+            } | {
                 label: round(float(metrics[name][slot]), 4)
                 for name, label in (
                     ("success_rate", "train_success"),
