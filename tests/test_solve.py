@@ -368,6 +368,14 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     assert frozen_score["solved_tasks"] < 2  # (an untrained argmax may hit one colour)
     # the greedy play of the demonstrations (leave-one-out) tells the same
     assert min(frozen_infos[t]["demos_solved"] for t in ("fill3", "fill6")) < 1.0
+    # a learning temperature is the learning rollouts' alone: the attempts play at 1
+    hot, _ = attempts_after_test_time_rl(
+        policy, trained, problems, TestTimeConfig(updates=0, temperature=3.0), key=jax.random.key(0)
+    )
+    for task, made in frozen.items():
+        for (greedy, sampled), (hot_greedy, hot_sampled) in zip(made, hot[task], strict=True):
+            np.testing.assert_array_equal(hot_greedy, greedy)
+            np.testing.assert_array_equal(hot_sampled, sampled)
 
     argv = ["--method", "test-time-rl", "--checkpoint", str(tmp_path / "run"), "--seed", "1"]
     out = tmp_path / "ttrl.json"
