@@ -96,8 +96,7 @@ def main() -> None:
         seconds = time.perf_counter() - start
         submission = {t: entries(a) for t, a in attempts.items()}
         score = score_submission(submission, known_test_outputs(bank))
-        episode = tt.max_episode_steps or config.max_episode_steps
-        steps = tt.env_steps_per_task(episode) * len(problems)
+        steps = tt.env_steps_per_task(tt.episode_steps(config)) * len(problems)
         rows.append(
             {
                 "setting": setting,

@@ -426,10 +426,11 @@ def test_test_time_config_sets_the_learning_run_and_refuses_nonsense() -> None:
     tt = TestTimeConfig(
         updates=2, batch_tasks=3, group_size=4, lr=0.1, entropy_coef=0.2, max_episode_steps=6
     )
-    set_ = tt.train_config(trained, canvas=10)
-    assert (set_.max_episode_steps, set_.lr, set_.grpo.entropy_coef) == (6, 0.1, 0.2)
-    assert (set_.batch_tasks, set_.group_size) == (3, 4)
+    changed = tt.train_config(trained, canvas=10)
+    assert (changed.max_episode_steps, changed.lr, changed.grpo.entropy_coef) == (6, 0.1, 0.2)
+    assert (changed.batch_tasks, changed.group_size) == (3, 4)
     assert tt.env_steps_per_task(6) == 2 * 3 * 4 * 6
+    assert (tt.episode_steps(trained), TestTimeConfig().episode_steps(trained)) == (6, 4)
     for bad, name in (
         ({"temperature": 0.0}, "temperature"),
         ({"max_episode_steps": 0}, "max_episode_steps"),

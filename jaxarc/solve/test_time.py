@@ -124,8 +124,12 @@ class TestTimeConfig:
             lr_schedule="constant",
             warmup_updates=0,
             grpo=grpo,
-            max_episode_steps=self.max_episode_steps or trained.max_episode_steps,
+            max_episode_steps=self.episode_steps(trained),
         )
+
+    def episode_steps(self, trained: TrainConfig) -> int:
+        """The steps of an episode: ``max_episode_steps``, else the checkpoint's."""
+        return self.max_episode_steps or trained.max_episode_steps
 
     def env_steps_per_update(self, max_episode_steps: int) -> int:
         """Environment steps one update plays (groups x rollouts x episode steps)."""
@@ -201,7 +205,7 @@ def _attempts_on_canvas(
     demo_env = config.env_config(episode_mode="train")
     policy = adapt_policy_to_canvas(policy, bank.canvas_shape)
     check_policy_reads(policy, eval_env, bank)
-    learner = policy if tt.temperature == 1.0 else TemperedPolicy(policy, tt.temperature)
+    learner = TemperedPolicy(policy, tt.temperature)  # (at 1 every logit is kept as it is)
     optimizer = make_optimizer(config)
     slots = tt.tasks_at_once
     rows = 2 * max(p.num_tests for p in problems)  # (test, greedy) rows per slot
@@ -237,6 +241,7 @@ def _attempts_on_canvas(
         members = list(range(first, min(first + slots, len(problems))))
         padded = members + [members[-1]] * (slots - len(members))  # (the last chunk)
         key, init_key, play_key = jax.random.split(key, 3)
+        demo_key = jax.random.fold_in(play_key, 1)  # (the attempts keep play_key's stream)
         states = init_program(jax.random.split(init_key, slots))
         task_indices = jnp.asarray(padded, jnp.int32)
         metrics: dict[str, Array] = {}
@@ -247,7 +252,7 @@ def _attempts_on_canvas(
             [[(r // 2) % problems[t].num_tests for r in range(rows)] for t in padded], np.int32
         )
         greedy = np.tile(np.arange(rows) % 2 == 0, (slots, 1))
-        tuned = states.policy.inner if isinstance(learner, TemperedPolicy) else states.policy
+        tuned = states.policy.inner  # the tuned weights at temperature 1
         grids, shapes = attempts_program(
             tuned,
             jax.random.split(play_key, slots * rows).reshape(slots, rows),
@@ -262,7 +267,7 @@ def _attempts_on_canvas(
         solved = np.asarray(
             demos_program(
                 tuned,
-                jax.random.split(play_key, slots * demo_rows).reshape(slots, demo_rows),
+                jax.random.split(demo_key, slots * demo_rows).reshape(slots, demo_rows),
                 jnp.broadcast_to(task_indices[:, None], (slots, demo_rows)),
                 jnp.asarray(demo_table),
             )
