@@ -10,9 +10,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import jax
-import pytest
-from jax._src import lru_cache
+from limits import XLA_TEST_FLAGS
+
+# XLA:CPU's fusion emitters off (limits.py says why), set before JAX makes its CPU client
+os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {XLA_TEST_FLAGS}".strip()
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
+from jax._src import lru_cache  # noqa: E402
 
 # Tests never touch the user's real cache: parsed banks and fetched datasets go to a
 # throw-away directory for this test process, removed when it exits.

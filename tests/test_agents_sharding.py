@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from limits import SUBPROCESS_TIMEOUT_S
+from limits import SUBPROCESS_TIMEOUT_S, XLA_TEST_FLAGS
 
 # a subprocess per run, each compiling the trainer (~100-160 s on a busy 2-core machine)
 pytestmark = pytest.mark.slow
@@ -24,12 +24,13 @@ sys.path.insert(0, str(TESTS))
 from agents_worker import TASKS  # noqa: E402
 
 TIMEOUT_S = SUBPROCESS_TIMEOUT_S
-# The workers' environment: CPU only and no inherited XLA flags; XLA's backend optimisation is
-# off as in every test process (tests/conftest.py sets JAX_DISABLE_MOST_OPTIMIZATIONS, which
-# they inherit). Nor do they use the run's compilation cache: each compiles programs no other
-# process of the run compiles, and a run given --no-compile-cache must compile.
+# The workers' environment: CPU only and no inherited XLA flags but the suite's own (fusion
+# emitters off); XLA's backend optimisation is off as in every test process (tests/conftest.py
+# sets JAX_DISABLE_MOST_OPTIMIZATIONS, which they inherit). Nor do they use the run's
+# compilation cache: each compiles programs no other process of the run compiles, and a run
+# given --no-compile-cache must compile.
 SUBPROCESS_ENV = {
-    "XLA_FLAGS": "",
+    "XLA_FLAGS": XLA_TEST_FLAGS,
     "JAX_PLATFORMS": "cpu",
     "JAX_COMPILATION_CACHE_DIR": "",
 }
