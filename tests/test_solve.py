@@ -220,6 +220,7 @@ def test_solve_never_reads_a_test_output(tmp_path: Path, capsys) -> None:
     report = json.loads((tmp_path / "true.report.json").read_text())
     assert report["tasks"]["flip"]["solutions"][0] == ["FLIP_LR(0,0,29,29)"]
     assert report["tasks"]["hard"]["solved"] is False
+    assert report["seconds_per_task"] > 0 and "env_steps_per_second" not in report
 
 
 def _bad_input(tmp_path: Path, capsys, argv: list[str], message: str) -> None:
@@ -383,6 +384,13 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     assert code == 0 and "solved 2 of 2 tasks" in stdout, stdout
     report = json.loads(out.with_suffix(".report.json").read_text())
     assert report["test_time_updates"] == TestTimeConfig().updates == TEST_TIME_UPDATES
+    # its speed: making programs apart, then seconds a task and env steps/s without it
+    assert 0 < report["compile_seconds"] < report["wall_seconds"]
+    assert f"({report['compile_seconds']} s making programs)" in stdout
+    running = report["wall_seconds"] - report["compile_seconds"]
+    assert report["seconds_per_task"] == pytest.approx(running / 2, abs=0.06)
+    learned_steps = 2 * report["test_time_env_steps_per_task"]
+    assert report["env_steps_per_second"] == pytest.approx(learned_steps / running, rel=0.2)
     assert all(report["tasks"][t]["train_success"] > 0.5 for t in ("fill3", "fill6"))
     assert all(report["tasks"][t]["demos_solved"] == 1.0 for t in ("fill3", "fill6")), report
     corrupt = _write_dir(tmp_path / "corrupt", _fill_tasks("corrupt"))

@@ -175,6 +175,7 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
 def run_solve(args: argparse.Namespace) -> int:
     _check_flags(args)
     primary = prepare_runtime(args)
+    from jaxarc.benchmarking.compile_clock import CompileClock
     from jaxarc.data.loading import load_bank
     from jaxarc.solve.problem import ProblemError, known_test_outputs, problems_from_bank
     from jaxarc.solve.solver import Budget, solve_problems
@@ -203,24 +204,25 @@ def run_solve(args: argparse.Namespace) -> int:
         )
     progress = TaskProgress(label, enabled=primary)
     run_info: dict[str, Any] = {}
-    try:
-        if args.method == "policy":
-            attempts, infos, run_info = _policy_attempts(args, problems, progress)
-        elif args.method == "test-time-rl":
-            attempts, infos, run_info = _test_time_rl_attempts(args, problems, progress)
-        else:
-            attempts, infos = solve_problems(
-                problems,
-                args.method,
-                depth=args.depth,
-                budget=budget,
-                seed=args.seed,
-                progress=progress,
-            )
-    except ValueError as err:
-        raise CLIError(str(err)) from None
-    finally:
-        progress.close()
+    with CompileClock() as clock:  # (making programs is reported apart from running them)
+        try:
+            if args.method == "policy":
+                attempts, infos, run_info = _policy_attempts(args, problems, progress)
+            elif args.method == "test-time-rl":
+                attempts, infos, run_info = _test_time_rl_attempts(args, problems, progress)
+            else:
+                attempts, infos = solve_problems(
+                    problems,
+                    args.method,
+                    depth=args.depth,
+                    budget=budget,
+                    seed=args.seed,
+                    progress=progress,
+                )
+        except ValueError as err:
+            raise CLIError(str(err)) from None
+        finally:
+            progress.close()
     submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
     validate_submission(submission, {p.task_id: p.num_tests for p in problems})
     seconds = time.perf_counter() - start
@@ -233,6 +235,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "num_tasks": len(problems),
         "wall_seconds": round(seconds, 1),
+        **_speed(seconds, clock.seconds, len(problems), run_info),
         **run_info,
         **{k: v for k, v in score.items() if k != "tasks"},
         "tasks": {
@@ -256,6 +259,22 @@ def run_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _speed(
+    seconds: float, compile_seconds: float, num_tasks: int, run_info: dict[str, Any]
+) -> dict[str, Any]:
+    """The run's speed with the time spent making programs (tracing, lowering, compiling:
+    once per canvas size, whatever the number of tasks) excluded and reported beside it."""
+    running = max(seconds - compile_seconds, 1e-9)
+    speed: dict[str, Any] = {
+        "compile_seconds": round(compile_seconds, 1),
+        "seconds_per_task": round(running / max(num_tasks, 1), 3),
+    }
+    steps = run_info.get("test_time_env_steps_per_task")
+    if steps:
+        speed["env_steps_per_second"] = round(steps * num_tasks / running)
+    return speed
+
+
 def solve_summary(report: dict[str, Any]) -> str:
     """One line: what was solved, or that nothing could be scored."""
     from jaxarc.cli.evaluate import percent
@@ -264,6 +283,8 @@ def solve_summary(report: dict[str, Any]) -> str:
     if report["method"] not in POLICY_METHODS:
         what += f" depth {report['depth']}"
     what += f" (budget {report['budget']}), {report['wall_seconds']} s"
+    if "compile_seconds" in report:
+        what += f" ({report['compile_seconds']} s making programs)"
     if not report["scored_tasks"]:
         return f"{what}; no test outputs known: not scored"
     return (
