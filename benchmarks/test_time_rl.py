@@ -97,7 +97,6 @@ def main() -> None:
                 policy, config, problems, tt, key=jax.random.key(args.seed)
             )
         seconds = time.perf_counter() - start
-        running = max(seconds - clock.seconds, 1e-9)  # compile time excluded
         submission = {t: entries(a) for t, a in attempts.items()}
         score = score_submission(submission, known_test_outputs(bank))
         steps = tt.env_steps_per_task(tt.episode_steps(config)) * len(problems)
@@ -115,10 +114,7 @@ def main() -> None:
                     sum(i.get("train_success", 0) for i in infos.values()) / len(problems), 4
                 ),
                 "wall_seconds": round(seconds, 1),
-                "compile_seconds": round(clock.seconds, 1),
-                "programs_compiled": clock.programs,
-                "seconds_per_task": round(running / len(problems), 2),
-                "env_steps_per_second": round(steps / running) if steps else None,
+                **clock.speed(seconds, len(problems), steps),
                 "solved_ids": sorted(t for t, s in score["tasks"].items() if s["solved"]),
             }
         )
@@ -136,8 +132,8 @@ def main() -> None:
         print(
             f"| {r['setting']} | {r['solved']} of {r['scored']} | {r['demos_all_solved_tasks']} "
             f"| {r['mean_demos_solved']:.1%} | {r['train_success_tasks']} "
-            f"| {r['compile_seconds']} | {r['seconds_per_task']} "
-            f"| {r['env_steps_per_second']} | {r['wall_seconds']} |"
+            f"| {r['compile_seconds']} | {r['seconds_per_task']:.2f} "
+            f"| {r.get('env_steps_per_second')} | {r['wall_seconds']} |"
         )
     if args.out is not None:
         args.out.write_text(json.dumps(rows, indent=1))

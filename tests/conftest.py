@@ -145,36 +145,10 @@ def miniarc_dir() -> Path:
     return path
 
 
-class CompilationCounter:
-    """Counts XLA backend compilations while active (via jax.monitoring events)."""
-
-    EVENT = "/jax/core/compile/backend_compile_duration"
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.active = False
-
-    def listener(self, event: str, duration: float, **kwargs: object) -> None:
-        if self.active and event == self.EVENT:
-            self.count += 1
-
-
-_COUNTER = CompilationCounter()
-jax.monitoring.register_event_duration_secs_listener(_COUNTER.listener)
-
-
 @pytest.fixture
 def count_compilations():
-    """Context manager factory: ``with count_compilations() as counter: ...; counter.count``."""
-    import contextlib
+    """``with count_compilations() as clock: ...; clock.programs``: the XLA compilations
+    inside the block (a :class:`~jaxarc.benchmarking.compile_clock.CompileClock`)."""
+    from jaxarc.benchmarking.compile_clock import CompileClock
 
-    @contextlib.contextmanager
-    def counting():
-        _COUNTER.count = 0
-        _COUNTER.active = True
-        try:
-            yield _COUNTER
-        finally:
-            _COUNTER.active = False
-
-    return counting
+    return CompileClock

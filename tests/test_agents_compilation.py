@@ -65,4 +65,4 @@ def test_policy_jit_gives_the_default_compilations_values_and_compiles_once(
     other = jax.random.normal(jax.random.key(2), grids.shape, jnp.float32)
     with count_compilations() as counter:
         compare(other)  # new values, same shapes: no compilation
-    assert counter.count == 0
+    assert counter.programs == 0

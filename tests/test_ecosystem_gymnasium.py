@@ -202,7 +202,7 @@ def test_separate_gymnasium_envs_of_one_id_compile_once(count_compilations):
         for env in others:
             env.reset(seed=1)
             env.step(0)
-    assert counter.count == 0
+    assert counter.programs == 0
     assert all(env.unwrapped.backend is first.unwrapped.backend for env in others)
     different = gymnasium.make(SMALL_ID, flat=True, max_episode_steps=6)
     assert different.unwrapped.backend is not first.unwrapped.backend

@@ -144,7 +144,7 @@ def test_similarity_shaping_reward_is_traced(task, count_compilations):
         rewards += [reward_for(1.0), reward_for(2.0)]
     # gain: similarity 2/4 -> 3/4
     assert rewards == pytest.approx([0.0, 0.25, 0.5])
-    assert counter.count == 0  # a new weight is a new traced value, never a recompilation
+    assert counter.programs == 0  # a new weight is a new traced value, never a recompilation
 
 
 def test_disallowed_operation_is_a_noop(task):
@@ -285,7 +285,7 @@ def test_step_compiles_once_for_many_actions_and_tasks(bank, count_compilations)
             states, _ = batch_reset(key, cfg, bank, task_indices=index)
             states, *_ = batch_step(states, action, cfg)
             states, *_ = batch_step(states, action, cfg)
-        assert counter.count == 2  # one reset, one step
+        assert counter.programs == 2  # one reset, one step
 
 
 def test_index_out_of_range_is_a_clear_error(bank):

@@ -145,7 +145,7 @@ def test_one_compilation_for_many_steps(count_compilations):
     with count_compilations() as counter:
         for _ in range(6):
             venv.step(random_actions(rng))
-    assert counter.count == 0
+    assert counter.programs == 0
 
 
 def test_make_vec_uses_the_batched_entry_point():

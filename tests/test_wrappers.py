@@ -174,7 +174,7 @@ def test_wrapped_rollout_compiles_once(next_step_run, count_compilations):
     with count_compilations() as counter:
         for batch in actions:
             jax.block_until_ready(run(batch))
-    assert counter.count == 0
+    assert counter.programs == 0
 
 
 def test_episode_metrics_of_a_solved_episode(env_params):

@@ -43,19 +43,34 @@ class CompileClock:
         """All three stages together."""
         return self.trace + self.lower + self.compile
 
-    def _listen(self, event: str, duration: float, **_: object) -> None:
-        stage = COMPILE_EVENTS.get(event)
-        if stage is None:
-            return
+    def speed(
+        self, wall_seconds: float, tasks: int, env_steps: int | None = None
+    ) -> dict[str, float | int]:
+        """A run's speed with the time spent making programs excluded and reported beside
+        it: ``compile_seconds``, ``programs_compiled``, ``seconds_per_task`` and, given the
+        run's ``env_steps``, ``env_steps_per_second``."""
+        running = max(wall_seconds - self.seconds, 1e-9)
+        speed: dict[str, float | int] = {
+            "compile_seconds": round(self.seconds, 1),
+            "programs_compiled": self.programs,
+            "seconds_per_task": round(running / max(tasks, 1), 3),
+        }
+        if env_steps:
+            speed["env_steps_per_second"] = round(env_steps / running)
+        return speed
+
+    def _listen(self, event: str, duration: float) -> None:
+        stage = COMPILE_EVENTS[event]
         with self._lock:
             setattr(self, stage, getattr(self, stage) + duration)
             self.programs += stage == "compile"
 
     def __enter__(self) -> CompileClock:
+        global _listening
         with _RUNNING_LOCK:
-            if not _LISTENING:
+            if not _listening:
                 jax.monitoring.register_event_duration_secs_listener(_to_running_clocks)
-                _LISTENING.append(True)
+                _listening = True
             _RUNNING.append(self)
         return self
 
@@ -68,7 +83,7 @@ class CompileClock:
 # public way to unregister one).
 _RUNNING: list[CompileClock] = []
 _RUNNING_LOCK = threading.Lock()
-_LISTENING: list[bool] = []
+_listening = False
 
 
 def _to_running_clocks(event: str, duration: float, **_: object) -> None:

@@ -235,7 +235,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "num_tasks": len(problems),
         "wall_seconds": round(seconds, 1),
-        **_speed(seconds, clock.seconds, len(problems), run_info),
+        **clock.speed(seconds, len(problems), _learning_steps(run_info, len(problems))),
         **run_info,
         **{k: v for k, v in score.items() if k != "tasks"},
         "tasks": {
@@ -259,20 +259,10 @@ def run_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _speed(
-    seconds: float, compile_seconds: float, num_tasks: int, run_info: dict[str, Any]
-) -> dict[str, Any]:
-    """The run's speed with the time spent making programs (tracing, lowering, compiling:
-    once per canvas size, whatever the number of tasks) excluded and reported beside it."""
-    running = max(seconds - compile_seconds, 1e-9)
-    speed: dict[str, Any] = {
-        "compile_seconds": round(compile_seconds, 1),
-        "seconds_per_task": round(running / max(num_tasks, 1), 3),
-    }
-    steps = run_info.get("test_time_env_steps_per_task")
-    if steps:
-        speed["env_steps_per_second"] = round(steps * num_tasks / running)
-    return speed
+def _learning_steps(run_info: dict[str, Any], num_tasks: int) -> int | None:
+    """The environment steps test-time RL spent learning (``None`` for the other methods)."""
+    per_task = run_info.get("test_time_env_steps_per_task")
+    return per_task * num_tasks if per_task else None
 
 
 def solve_summary(report: dict[str, Any]) -> str:
