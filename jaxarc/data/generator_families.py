@@ -163,20 +163,24 @@ def _window_counts(
     mask: Bool[Array, "H W"], size: Int32[Array, " 2"], margin: int
 ) -> Int32[Array, "H W"]:
     """For every top-left cell, how many ``mask`` cells lie in the rectangle of ``size``
-    grown by ``margin`` on each side (clipped to the canvas), via an integral image."""
-    canvas = mask.shape
+    grown by ``margin`` on each side (clipped to the canvas), via an integral image (its four
+    corners read in one gather: a small program, run for every rectangle a family places)."""
+    height, width = mask.shape
     integral = jnp.pad(jnp.cumsum(jnp.cumsum(mask.astype(jnp.int32), 0), 1), ((1, 0), (1, 0)))
-    rows, cols = _coords(canvas)
-    top = jnp.clip(rows - margin, 0, canvas[0])
-    left = jnp.clip(cols - margin, 0, canvas[1])
-    bottom = jnp.clip(rows + size[0] + margin, 0, canvas[0])
-    right = jnp.clip(cols + size[1] + margin, 0, canvas[1])
-    return (
-        integral[bottom, right]
-        - integral[top, right]
-        - integral[bottom, left]
-        + integral[top, left]
+    rows = jnp.arange(height, dtype=jnp.int32)[:, None]
+    cols = jnp.arange(width, dtype=jnp.int32)[None, :]
+    top = jnp.clip(rows - margin, 0, height)
+    left = jnp.clip(cols - margin, 0, width)
+    bottom = jnp.clip(rows + size[0] + margin, 0, height)
+    right = jnp.clip(cols + size[1] + margin, 0, width)
+    stride = width + 1  # the integral image's row length
+    corners = jnp.stack(
+        [bottom * stride + right, top * stride + right, bottom * stride + left, top * stride + left]
     )
+    bottom_right, top_right, bottom_left, top_left = jnp.take(
+        integral.reshape(-1), corners, mode="clip"
+    )
+    return bottom_right - top_right - bottom_left + top_left
 
 
 def place_rectangle(

@@ -26,20 +26,26 @@ def one_hot_padded(grid: Int8[Array, "*b H W"]) -> Float32[Array, "*b 11 H W"]:
 
 
 def symmetric_views(grid: Int8[Array, "H W"], shape: Int32[Array, " 2"]) -> Int8[Array, "4 H W"]:
-    """``grid`` mirrored left-right, top-bottom, rotated 180 and transposed, in its area."""
+    """``grid`` mirrored left-right, top-bottom, rotated 180 and transposed, in its area.
+
+    One gather from the flattened grid for all four views (a small program to compile: it
+    sits in every policy forward pass, several times over in a training update).
+    """
     height, width = grid.shape
     rows = jnp.arange(height, dtype=jnp.int32)[:, None]
     cols = jnp.arange(width, dtype=jnp.int32)[None, :]
     mirror_r = jnp.clip(shape[0] - 1 - rows, 0, height - 1)
     mirror_c = jnp.clip(shape[1] - 1 - cols, 0, width - 1)
-    rows_b = jnp.broadcast_to(rows, grid.shape)
-    cols_b = jnp.broadcast_to(cols, grid.shape)
-    mirror_r = jnp.broadcast_to(mirror_r, grid.shape)
-    mirror_c = jnp.broadcast_to(mirror_c, grid.shape)
-    transposed = grid[jnp.clip(cols_b, 0, height - 1), jnp.clip(rows_b, 0, width - 1)]
-    return jnp.stack(
-        [grid[rows_b, mirror_c], grid[mirror_r, cols_b], grid[mirror_r, mirror_c], transposed]
+    transposed_r, transposed_c = jnp.clip(cols, 0, height - 1), jnp.clip(rows, 0, width - 1)
+    sources = jnp.stack(  # [4, H, W] flat indices into the grid (all in bounds)
+        [
+            rows * width + mirror_c,
+            mirror_r * width + cols,
+            mirror_r * width + mirror_c,
+            transposed_r * width + transposed_c,
+        ]
     )
+    return jnp.take(grid.reshape(-1), sources, mode="clip")
 
 
 def count(mask: Bool[Array, "..."]) -> Float32[Array, ""]:
