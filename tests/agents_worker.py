@@ -48,7 +48,10 @@ def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
         similarity_weight=0.5,  # a graded reward, so groups differ (the env default is 0.0)
         num_updates=3,
         lr=1e-4,
-        grpo=GRPOConfig(epochs=2, minibatches=2),
+        # two minibatches, each gathering episodes from every device or process (each
+        # minibatch's step is another copy of the policy's gradient in the program, so one
+        # epoch: multi-epoch updates are tested in one process, test_agents_train.py)
+        grpo=GRPOConfig(epochs=1, minibatches=2),
         policy=PolicyConfig(
             channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
         ),
