@@ -53,7 +53,12 @@ def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
         # epoch: multi-epoch updates are tested in one process, test_agents_train.py)
         grpo=GRPOConfig(epochs=1, minibatches=2),
         policy=PolicyConfig(
-            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+            channels=4,
+            trunk_layers=1,
+            pair_channels=4,
+            context_size=8,
+            head_hidden=8,
+            in_context_prediction=False,
         ),
     )
 

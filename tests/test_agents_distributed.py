@@ -49,7 +49,8 @@ def _config_flags(tasks_file: Path) -> list[str]:
     flags += ["--grpo-minibatches", str(config.grpo.minibatches)]
     for name in ("channels", "trunk_layers", "pair_channels", "context_size", "head_hidden"):
         flags += [f"--policy-{name.replace('_', '-')}", str(getattr(config.policy, name))]
-    return flags
+    assert not config.policy.in_context_prediction
+    return [*flags, "--no-policy-in-context-prediction"]
 
 
 def _train(run_dir: Path, flags: list[str], *extra: str) -> subprocess.Popen:
