@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import io
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -429,8 +430,15 @@ def tiny_train(tmp_path_factory: pytest.TempPathFactory):
         num_updates=4,
         eval_tasks=2,
         grpo=GRPOConfig(epochs=1, minibatches=1),
+        # (what these tests check is the run loop, not the policy's parts: no hand-made cell
+        # predictor, a smaller program to compile)
         policy=PolicyConfig(
-            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+            channels=4,
+            trunk_layers=1,
+            pair_channels=4,
+            context_size=8,
+            head_hidden=8,
+            in_context_prediction=False,
         ),
     )
     built: dict[TrainConfig, tuple] = {}
@@ -547,7 +555,9 @@ def test_make_run_twice_starts_a_new_run_beside_the_first(
         "--grpo-epochs", "1", "--grpo-minibatches", "1",
         "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
         "--policy-context-size", "8", "--policy-head-hidden", "8",
-        "--no-progress", "--no-tensorboard", "--compile-cache-dir", str(tmp_path / "cache"),
+        "--no-policy-in-context-prediction", "--no-progress", "--no-tensorboard",
+        # the run's shared cache, where the tiny_train tests left this update program
+        "--compile-cache-dir", os.environ.get("JAX_COMPILATION_CACHE_DIR") or str(tmp_path),
     ]  # fmt: skip
     with jax.numpy_dtype_promotion("standard"):
         assert main(argv) == 0
@@ -760,6 +770,7 @@ def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
         "--eval-tasks", "2", "--grpo-epochs", "1", "--grpo-minibatches", "1",
         "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
         "--policy-context-size", "8", "--policy-head-hidden", "8",
+        "--no-policy-in-context-prediction",
         "--checkpoint-every", "1", "--eval-every", "0", "--keep-checkpoints", "5",
         "--no-progress", "--no-tensorboard", "--no-compile-cache",
     ]  # fmt: skip
@@ -778,8 +789,6 @@ def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
 def test_resume_past_a_damaged_checkpoint_logs_what_an_uninterrupted_run_logs(
     tmp_path: Path, tiny_train, optax_promotion
 ) -> None:
-    import os
-
     from jaxarc.agents.run.checkpoint import CheckpointWarning
 
     config, make_train_once = tiny_train
