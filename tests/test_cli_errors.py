@@ -140,6 +140,8 @@ BAD_ARGUMENTS = [
     (["bench", "env", "--formats", "polygon"], "polygon"),
     (["bench", "env", "--steps", "0"], "--steps"),
     (["bench", "env", "--source", "no-such-source"], "no-such-source"),
+    (["bench", "env", "--source", "tasks", "--face-envs", "tasks"], "--face-envs"),
+    (["bench", "env", "--source", "tasks", "--face-envs", ","], "--face-envs"),
     (["bench", "train", "--updates", "0"], "--updates"),
     (["bench", "train", "--batch-tasks", "x"], "--batch-tasks"),
     (["bench", "train", "--preset", "huge"], "huge"),

@@ -78,6 +78,17 @@ def _run_env(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot load --source {args.source!r}: {err}") from None
     if args.max_episode_steps < 1:
         raise CLIError("--max-episode-steps must be >= 1")
+    face_envs = tuple(v.strip() for v in args.face_envs.split(",") if v.strip())
+    if args.faces != "none":  # a bad name is refused before the first table is measured
+        from jaxarc.gymnax.registry import make
+
+        if not face_envs:
+            raise CLIError("--face-envs names no environment")
+        for name in face_envs:
+            try:
+                make(name)
+            except ValueError as err:
+                raise CLIError(f"--face-envs: {err}") from None
     batch_sizes, steps = args.batch_sizes, args.steps
     if args.quick:
         batch_sizes, steps = (1, 64, 1024), 20
@@ -96,7 +107,7 @@ def _run_env(args: argparse.Namespace) -> int:
         from jaxarc.benchmarking.face_throughput import save_faces
 
         save_faces(
-            env_names=tuple(v.strip() for v in args.face_envs.split(",") if v.strip()),
+            env_names=face_envs,
             batch_sizes=args.face_batch_sizes,
             scan_steps=steps,
             loop_steps=max(args.loop_steps, 1),
