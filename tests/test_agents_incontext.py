@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -176,9 +177,15 @@ def test_policy_reads_the_prediction_and_the_ablation_removes_it(enabled):
     states, obs = batch_reset(
         jax.random.split(jax.random.key(5), 32), env_config, make_generator("gen/recolour")
     )
-    encodings = jax.vmap(policy.encode_task)(obs)
-    dists = jax.vmap(policy.act)(obs, encodings)
-    assert bool(jnp.all(jnp.isfinite(jax.vmap(lambda d: d.entropy())(dists))))
+
+    @eqx.filter_jit  # one program (eagerly, every operation of the policy compiles alone)
+    def encode_and_act(policy, obs):
+        encodings = jax.vmap(policy.encode_task)(obs)
+        dists = jax.vmap(policy.act)(obs, encodings)
+        return encodings, jax.vmap(lambda d: d.entropy())(dists)
+
+    encodings, entropies = encode_and_act(policy, obs)
+    assert bool(jnp.all(jnp.isfinite(entropies)))
     prediction = np.asarray(encodings.cell_prediction)
     if not enabled:
         assert not prediction.any()

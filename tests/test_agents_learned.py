@@ -55,11 +55,15 @@ def test_learned_predictor_is_colour_equivariant_and_trainable():
     lower it (the predictor has working gradients)."""
     predictor = LearnedCellPredictor(LearnedPredictionConfig(), key=jax.random.key(0))
     source = make_generator("gen/easy")
-    task = source.sample_task(jax.random.key(1), jnp.int32(0))[0]
+    # compiled (eagerly, every operation of the generator and the predictor compiles alone)
+    sample = jax.jit(lambda key: source.sample_task(key, jnp.int32(0))[0])
+    predict = eqx.filter_jit(lambda predictor, *grids: predictor(*grids))
+    task = sample(jax.random.key(1))
     usable = jnp.arange(task.demo_inputs.shape[0]) < task.num_demos
-    predicted = predictor(task.test_inputs[0], task.demo_inputs, task.demo_outputs, usable)
+    predicted = predict(predictor, task.test_inputs[0], task.demo_inputs, task.demo_outputs, usable)
     permutation = jnp.array([0, 4, 7, 1, 9, 2, 8, 3, 6, 5], jnp.int32)
-    permuted = predictor(
+    permuted = predict(
+        predictor,
         _permute_colours(task.test_inputs[0], permutation),
         _permute_colours(task.demo_inputs, permutation),
         _permute_colours(task.demo_outputs, permutation),
@@ -69,9 +73,7 @@ def test_learned_predictor_is_colour_equivariant_and_trainable():
     inside = np.asarray(task.test_inputs[0] >= 0)
     np.testing.assert_allclose(np.asarray(predicted.sum(-1))[inside], 1.0, atol=1e-5)
 
-    tasks = jax.vmap(lambda k: source.sample_task(k, jnp.int32(0))[0])(
-        jax.random.split(jax.random.key(2), 16)
-    )
+    tasks = jax.jit(jax.vmap(sample))(jax.random.split(jax.random.key(2), 16))
 
     def loss(p):
         return jnp.mean(

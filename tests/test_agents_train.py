@@ -349,19 +349,19 @@ def test_split_trunk_layer_is_the_whole_convolution(rollout_batch):
     plus its bias is the layer on all channels in the reference layout."""
     policy, traj, _ = rollout_batch
     obs = jax.tree.map(lambda x: x[1, 2], traj.obs)
-    task = policy.encode_task(obs)
     wrong = jax.random.uniform(jax.random.key(3), policy.canvas)
-    layer = policy.trunk[0]
-    whole = layer(cell_features(obs, task.roles, task.cell_prediction, wrong, policy.canvas))
-    split = (
-        layer.partial(task_cells(obs.input_grid, task.roles, task.cell_prediction), TASK_CHANNELS)
-        + layer.partial(step_cells(obs, task.roles, wrong, policy.canvas), STEP_CHANNELS)
-        + layer.bias[None, None, :]
-    )
+
+    @eqx.filter_jit  # one program (eagerly, every operation of the policy compiles alone)
+    def layers(policy, obs, wrong):
+        task = policy.encode_task(obs)
+        layer = policy.trunk[0]
+        whole = layer(cell_features(obs, task.roles, task.cell_prediction, wrong, policy.canvas))
+        task_part = layer.partial(
+            task_cells(obs.input_grid, task.roles, task.cell_prediction), TASK_CHANNELS
+        )
+        step_part = layer.partial(step_cells(obs, task.roles, wrong, policy.canvas), STEP_CHANNELS)
+        return whole, task_part + step_part + layer.bias[None, None, :], task.trunk_input, task_part
+
+    whole, split, trunk_input, task_part = layers(policy, obs, wrong)
     np.testing.assert_allclose(split, whole, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(
-        task.trunk_input + 0.0,
-        layer.partial(task_cells(obs.input_grid, task.roles, task.cell_prediction), TASK_CHANNELS),
-        rtol=1e-6,
-        atol=1e-6,
-    )
+    np.testing.assert_allclose(trunk_input, task_part, rtol=1e-6, atol=1e-6)
