@@ -132,17 +132,17 @@ def test_auto_reset_clears_the_clipboard_and_history_the_step_wrote_in_place(fmt
     batch = 2 * CHUNK + 3
     generic = _generic_vmapped_step(env)
     fast = jax.vmap(env.step, (0, 0, 0, None))
+    both = jax.jit(lambda *args: (generic(*args), fast(*args)))  # one program for both steps
     canvas = env.config.dataset.canvas_shape
     copy = _copy_corner(fmt, jnp.full((batch,), COPY, jnp.int32), canvas)
     submit_every_other = jnp.where(jnp.arange(batch) % 2 == 0, SUBMIT, COPY).astype(jnp.int32)
     second = _copy_corner(fmt, submit_every_other, canvas)
     keys = jax.random.split(jax.random.key(5), 3 * batch).reshape(3, batch)
-    _, state = jax.vmap(env.reset, (0, None))(keys[0], params)
-    copied = fast(keys[1], state, copy, params)
-    _assert_trees_equal(generic(keys[1], state, copy, params), copied)
+    _, state = jax.jit(jax.vmap(env.reset, (0, None)))(keys[0], params)
+    copied_generic, copied = both(keys[1], state, copy, params)
+    _assert_trees_equal(copied_generic, copied)
     assert np.asarray(copied[1].clipboard_mask[:, 0, 0]).all()
-    out_generic = generic(keys[2], copied[1], second, params)
-    out_fast = fast(keys[2], copied[1], second, params)
+    out_generic, out_fast = both(keys[2], copied[1], second, params)
     _assert_trees_equal(out_generic, out_fast)
     reset, kept = out_fast[1], np.arange(batch) % 2 == 1
     np.testing.assert_array_equal(np.asarray(out_fast[3]), ~kept)  # SUBMIT ended those
