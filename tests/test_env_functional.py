@@ -360,7 +360,7 @@ def test_the_episode_pair_read_from_a_source_is_the_pair_of_its_task(bank, mode)
     from jaxarc.envs.episode import episode_pair, source_episode_pair
 
     generator = make_generator("gen/easy", canvas=(8, 8))
-    generated = jax.vmap(lambda k: generator.sample_task(k, jnp.int32(-1))[0])(
+    generated = jax.jit(jax.vmap(lambda k: generator.sample_task(k, jnp.int32(-1))[0]))(
         jax.random.split(jax.random.key(3), 2)
     )
     for source, stores in ((bank, ()), (generator, generated)):
