@@ -8,6 +8,7 @@ writes the per-update losses and the final policy parameters (one flat vector) t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -30,8 +31,24 @@ TASKS = {
 }
 
 
+def tiny_policy():  # -> PolicyConfig
+    """The tests' tiny policy: narrow layers and no hand-made cell predictor (the tests that
+    use it check how runs are driven and sharded, not the policy's parts; a smaller program
+    to compile)."""
+    from jaxarc.agents import PolicyConfig
+
+    return PolicyConfig(
+        channels=4,
+        trunk_layers=1,
+        pair_channels=4,
+        context_size=8,
+        head_hidden=8,
+        in_context_prediction=False,
+    )
+
+
 def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
-    from jaxarc.agents import GRPOConfig, PolicyConfig, TrainConfig
+    from jaxarc.agents import GRPOConfig, TrainConfig
 
     # Adam divides by the gradient's running RMS, so for a parameter whose gradient is ~0
     # (a sum of cancelling terms) the float noise of a differently ordered reduction changes
@@ -52,21 +69,14 @@ def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
         # minibatch's step is another copy of the policy's gradient in the program, so one
         # epoch: multi-epoch updates are tested in one process, test_agents_train.py)
         grpo=GRPOConfig(epochs=1, minibatches=2),
-        policy=PolicyConfig(
-            channels=4,
-            trunk_layers=1,
-            pair_channels=4,
-            context_size=8,
-            head_hidden=8,
-            in_context_prediction=False,
-        ),
+        policy=tiny_policy(),
     )
 
 
 def tiny_bc_config(batch_tasks: int, updates: int):  # -> TrainConfig
     """A tiny behaviour-cloning run: ``updates`` BC updates (the paint expert on gen/easy,
     point actions) of a small learned in-context policy. A small lr for the reason above."""
-    from jaxarc.agents import GRPOConfig, PolicyConfig, TrainConfig
+    from jaxarc.agents import GRPOConfig, TrainConfig
     from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT
 
     return TrainConfig(
@@ -80,15 +90,7 @@ def tiny_bc_config(batch_tasks: int, updates: int):  # -> TrainConfig
         bc_updates=updates,
         lr=1e-4,
         grpo=GRPOConfig(epochs=1, minibatches=1),
-        policy=PolicyConfig(
-            channels=4,
-            trunk_layers=1,
-            pair_channels=4,
-            context_size=8,
-            head_hidden=8,
-            in_context_prediction=False,
-            learned_prediction=True,
-        ),
+        policy=dataclasses.replace(tiny_policy(), learned_prediction=True),
     )
 
 

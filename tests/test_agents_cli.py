@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from agents_worker import tiny_policy
 from PIL import Image
 from tqdm import tqdm
 
@@ -430,16 +431,7 @@ def tiny_train(tmp_path_factory: pytest.TempPathFactory):
         num_updates=4,
         eval_tasks=2,
         grpo=GRPOConfig(epochs=1, minibatches=1),
-        # (what these tests check is the run loop, not the policy's parts: no hand-made cell
-        # predictor, a smaller program to compile)
-        policy=PolicyConfig(
-            channels=4,
-            trunk_layers=1,
-            pair_channels=4,
-            context_size=8,
-            head_hidden=8,
-            in_context_prediction=False,
-        ),
+        policy=tiny_policy(),  # (what these tests check is the run loop)
     )
     built: dict[TrainConfig, tuple] = {}
 
