@@ -80,12 +80,13 @@ def _run_env(args: argparse.Namespace) -> int:
         raise CLIError("--max-episode-steps must be >= 1")
     face_envs = tuple(v.strip() for v in args.face_envs.split(",") if v.strip())
     if args.faces != "none":  # a bad name is refused before the first table is measured
-        from jaxarc.gymnax.registry import make
+        from jaxarc.gymnax.registry import make, registered_names
 
         if not face_envs:
             raise CLIError("--face-envs names no environment")
-        for name in face_envs:
-            try:
+        known = set(registered_names())
+        for name in (n for n in face_envs if n not in known):
+            try:  # a single task id (else make says what it knows)
                 make(name)
             except ValueError as err:
                 raise CLIError(f"--face-envs: {err}") from None
