@@ -47,6 +47,16 @@ def tiny_policy():  # -> PolicyConfig
     )
 
 
+def policy_flags(policy) -> list[str]:  # policy: PolicyConfig
+    """The ``jaxarc train`` flags that give ``policy``'s sizes and predictor switch (the
+    fields :func:`tiny_policy` sets)."""
+    flags = []
+    for name in ("channels", "trunk_layers", "pair_channels", "context_size", "head_hidden"):
+        flags += [f"--policy-{name.replace('_', '-')}", str(getattr(policy, name))]
+    no = "" if policy.in_context_prediction else "no-"
+    return [*flags, f"--{no}policy-in-context-prediction"]
+
+
 def tiny_config(tasks_file: Path, batch_tasks: int):  # -> TrainConfig
     from jaxarc.agents import GRPOConfig, TrainConfig
 

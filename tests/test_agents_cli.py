@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from agents_worker import tiny_policy
+from agents_worker import policy_flags, tiny_policy
 from PIL import Image
 from tqdm import tqdm
 
@@ -544,10 +544,8 @@ def test_make_run_twice_starts_a_new_run_beside_the_first(
         "train", "--run-dir", str(tmp_path / "runs" / "quick"), "--fresh-run-dir",
         "--source", str(tasks), "--canvas", "30", "--batch-tasks", "2", "--group-size", "2",
         "--max-episode-steps", "2", "--num-updates", "1", "--eval-every", "0",
-        "--grpo-epochs", "1", "--grpo-minibatches", "1",
-        "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
-        "--policy-context-size", "8", "--policy-head-hidden", "8",
-        "--no-policy-in-context-prediction", "--no-progress", "--no-tensorboard",
+        "--grpo-epochs", "1", "--grpo-minibatches", "1", *policy_flags(tiny_policy()),
+        "--no-progress", "--no-tensorboard",
         # the run's shared cache, where the tiny_train tests left this update program
         "--compile-cache-dir", os.environ.get("JAX_COMPILATION_CACHE_DIR") or str(tmp_path),
     ]  # fmt: skip
@@ -760,9 +758,7 @@ def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(
         "train", "--run-dir", str(run_dir), "--source", str(tasks), "--canvas", "30",
         "--batch-tasks", "2", "--group-size", "2", "--max-episode-steps", "2", "--num-updates", "3",
         "--eval-tasks", "2", "--grpo-epochs", "1", "--grpo-minibatches", "1",
-        "--policy-channels", "4", "--policy-trunk-layers", "1", "--policy-pair-channels", "4",
-        "--policy-context-size", "8", "--policy-head-hidden", "8",
-        "--no-policy-in-context-prediction",
+        *policy_flags(tiny_policy()),
         "--checkpoint-every", "1", "--eval-every", "0", "--keep-checkpoints", "5",
         "--no-progress", "--no-tensorboard", "--no-compile-cache",
     ]  # fmt: skip

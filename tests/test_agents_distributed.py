@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from agents_worker import TASKS, tiny_config
+from agents_worker import TASKS, policy_flags, tiny_config
 from test_agents_sharding import SUBPROCESS_ENV, TIMEOUT_S
 
 from jaxarc.agents.run.checkpoint import STATE_FILE, latest_checkpoint
@@ -47,10 +47,7 @@ def _config_flags(tasks_file: Path) -> list[str]:
     flags += ["--similarity-weight", str(config.similarity_weight)]
     flags += ["--grpo-epochs", str(config.grpo.epochs)]
     flags += ["--grpo-minibatches", str(config.grpo.minibatches)]
-    for name in ("channels", "trunk_layers", "pair_channels", "context_size", "head_hidden"):
-        flags += [f"--policy-{name.replace('_', '-')}", str(getattr(config.policy, name))]
-    assert not config.policy.in_context_prediction
-    return [*flags, "--no-policy-in-context-prediction"]
+    return [*flags, *policy_flags(config.policy)]
 
 
 def _train(run_dir: Path, flags: list[str], *extra: str) -> subprocess.Popen:
