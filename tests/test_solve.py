@@ -11,10 +11,11 @@ import pytest
 
 from jaxarc.cli.main import main
 from jaxarc.grid import operation_ids as ops
-from jaxarc.solve.candidates import WHOLE, candidate_actions
+from jaxarc.solve.candidates import WHOLE, candidate_actions, crop_boxes
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.replay import replay_on_task
-from jaxarc.solve.search import search
+from jaxarc.solve.search import per_grid_table, search
+from jaxarc.solve.selectors import select_boxes
 from jaxarc.solve.solver import Budget, BudgetError, search_attempts
 from jaxarc.solve.submission import SubmissionError, score_submission, validate_submission
 
@@ -58,8 +59,8 @@ def test_search_finds_any_two_action_program_the_environment_runs(seed: int) -> 
     inputs = [rng.integers(0, 3, (int(h), int(w))).astype(np.int8) for h, w in [(4, 5), (5, 5)]]
     tests = [rng.integers(0, 3, (4, 4)).astype(np.int8)]
     blank = _problem("blank", inputs, inputs, tests)
-    table = candidate_actions(blank)
-    table = np.concatenate([table, [(ops.FLOOD_0 + 7, 1, 1, 1, 1), (ops.FILL_0 + 5, 0, 0, 1, 2)]])
+    extra = [(ops.FLOOD_0 + 7, 1, 1, 1, 1), (ops.FILL_0 + 5, 0, 0, 1, 2)]
+    table = np.concatenate([candidate_actions(blank), per_grid_table(np.asarray(extra), 3)])
     program = table[rng.choice(len(table), 2, replace=False)]
     demos_made, _ = _made(blank, program)
     task = _problem("made", inputs, demos_made, tests)
@@ -71,7 +72,8 @@ def test_search_finds_any_two_action_program_the_environment_runs(seed: int) -> 
 
 def _made(problem: Problem, program: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
     demo_problem = _problem("d", problem.demo_inputs, problem.demo_inputs, problem.demo_inputs)
-    _, demos = replay_on_task(demo_problem, program)
+    demo_rows = list(range(problem.num_demos)) * 2  # the demonstrations' actions, twice
+    _, demos = replay_on_task(demo_problem, program[:, demo_rows] if program.ndim == 3 else program)
     _, tests = replay_on_task(problem, program)
     return demos, tests
 
@@ -447,3 +449,54 @@ def test_test_time_config_sets_the_learning_run_and_refuses_nonsense() -> None:
     ):
         with pytest.raises(ValueError, match=name):
             TestTimeConfig(**bad)
+
+
+# ----------------------------------------------------------------- crops by content
+
+
+def test_selectors_find_content_colours_frames_and_unique_objects() -> None:
+    grid = np.zeros((7, 9), np.int8)
+    grid[1:6, 1:6] = 2  # a frame of colour 2 ...
+    grid[2:5, 2:5] = 0
+    grid[3, 3] = 4  # ... around one cell of colour 4
+    grid[6, 7:9] = 3  # a bar of two cells, apart from the frame
+    boxes = select_boxes(grid)
+    assert boxes["content"] == (1, 1, 6, 8)
+    assert boxes["colour 3"] == (6, 7, 6, 8)
+    assert boxes["colour 7"] is None
+    assert boxes["inside colour 2"] == (2, 2, 4, 4)
+    assert boxes["inside colour 3"] is None  # too thin to have an inside
+    assert boxes["largest object"] == (1, 1, 5, 5)  # the frame: 16 cells
+    assert boxes["smallest object"] == (3, 3, 3, 3)
+    assert boxes["largest shape"] == (1, 1, 5, 5)
+    grid[0, 0] = 5  # a second one-cell object: no unique smallest object
+    assert select_boxes(grid)["smallest object"] is None
+
+
+def _with_object(rng: np.random.Generator, shape, obj: np.ndarray) -> np.ndarray:
+    """A grid of one-cell specks of colour 1 with ``obj`` placed at a random corner."""
+    grid = np.zeros(shape, np.int8)
+    grid[rng.random(shape) < 0.08] = 1
+    r = int(rng.integers(0, shape[0] - obj.shape[0] + 1))
+    c = int(rng.integers(0, shape[1] - obj.shape[1] + 1))
+    grid[max(r - 1, 0) : r + obj.shape[0] + 1, max(c - 1, 0) : c + obj.shape[1] + 1] = 0
+    grid[r : r + obj.shape[0], c : c + obj.shape[1]] = obj
+    return grid
+
+
+def test_search_crops_each_grid_to_its_largest_object_with_environment_actions() -> None:
+    """The object to crop sits at a different place and has a different shape in every
+    grid: no fixed box is one program for the task, the content's crop candidates are."""
+    rng = np.random.default_rng(5)
+    objects = [np.full(shape, colour, np.int8) for shape, colour in [((3, 4), 6), ((2, 5), 7)]]
+    objects += [np.full((4, 3), 8, np.int8), np.full((3, 3), 9, np.int8)]
+    grids = [_with_object(rng, (9, 10), obj) for obj in objects]
+    task = _problem("crop", grids[:3], objects[:3], grids[3:])
+    assert [name for name, _ in crop_boxes(task)] == ["largest object"]  # "shape": same boxes
+    attempts, info = search_attempts(task, 3, Budget())
+    assert np.array_equal(attempts[0][0], objects[3])
+    assert info["solutions"][0] == [
+        "COPY(largest object)",
+        "RESIZE(shape of largest object)",
+        "PASTE(0,0,0,0)",
+    ]

@@ -1,10 +1,16 @@
 """The environment actions the search tries on a task: a finite set built from its
-demonstrations (and the shapes of its test inputs), never from a test output.
+demonstrations and its test inputs, never from a test output.
 
-Every candidate is one bbox action ``(operation, r1, c1, r2, c2)`` of the environment,
-applied with the same coordinates to every grid of the task, so a sequence of candidates
-is a program the environment itself runs. The set was designed on the ARC-AGI-1 training
-tasks (see ``docs/solve.md``):
+Every candidate is one bbox action ``(operation, r1, c1, r2, c2)`` of the environment per
+grid of the task (demonstration inputs, then test inputs), so a sequence of candidates is a
+program the environment itself runs on each grid. Most candidates use the same coordinates
+on every grid; the crop candidates take each grid's own box from a content rule
+(:mod:`jaxarc.solve.selectors`). The set was designed on the ARC-AGI-1 training tasks (see
+``docs/solve.md``):
+
+* **crops by content** (first, so that a budget reaches them): for each selector whose box
+  exists in every grid and has the shape of every demonstration output, COPY of each
+  grid's box and RESIZE to each box's shape (a crop is COPY box, PASTE at (0, 0), RESIZE);
 
 * **whole grid** (the box ``(0, 0, 29, 29)``, cut to each grid's active area): MOVE x4,
   ROTATE x2, FLIP x2, COPY, CUT, CLEAR, COPY_INPUT, FILL with each colour of the outputs;
@@ -23,7 +29,7 @@ tasks (see ``docs/solve.md``):
 * **FLOOD at (0, 0)** with each colour of the outputs (recolouring the background).
 
 Duplicates are removed; the order is the order above (the search keeps it, so under a
-budget the whole-grid transforms are tried first).
+budget the crops and then the whole-grid transforms are tried first).
 """
 
 from __future__ import annotations
@@ -33,10 +39,12 @@ from jaxtyping import Int32
 
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.selectors import SELECTOR_NAMES, Box, select_boxes
 
 WHOLE = (0, 0, 29, 29)  # a box covering any ARC grid: cut to the active area
 MAX_CELL_EDITS = 48  # fixed-cell FLOOD/FILL candidates kept (most changed cells first)
 MAX_WINDOWS = 8  # COPY windows kept
+MAX_CROPS = 4  # crop selectors kept (the first of SELECTOR_NAMES that fit)
 
 WHOLE_GRID_OPERATIONS = (
     ops.ROTATE_CW,
@@ -110,8 +118,47 @@ def _windows(problem: Problem, out_shape: tuple[int, int]) -> list[tuple[int, in
     return found[:MAX_WINDOWS]
 
 
-def candidate_actions(problem: Problem) -> Int32[np.ndarray, "C 5"]:
-    """The candidate actions of ``problem``: rows ``(operation, r1, c1, r2, c2)``."""
+def crop_boxes(problem: Problem) -> list[tuple[str, list[Box]]]:
+    """``(selector, one box per grid)`` for the selectors whose box exists in every grid of
+    ``problem`` (demonstration inputs, then test inputs) and has the shape of each
+    demonstration's output; at most :data:`MAX_CROPS`, boxes that repeat an earlier
+    selector's left out."""
+    grids = (*problem.demo_inputs, *problem.test_inputs)
+    selected = [select_boxes(grid) for grid in grids]
+    kept: list[tuple[str, list[Box]]] = []
+    for name in SELECTOR_NAMES:
+        boxes = [found[name] for found in selected]
+        if any(box is None for box in boxes):
+            continue
+        shapes = [(r2 - r1 + 1, c2 - c1 + 1) for r1, c1, r2, c2 in boxes]  # type: ignore[misc]
+        if any(shapes[k] != out.shape for k, out in enumerate(problem.demo_outputs)):
+            continue
+        if any(boxes == other for _, other in kept):
+            continue
+        kept.append((name, boxes))  # type: ignore[arg-type]
+        if len(kept) == MAX_CROPS:
+            break
+    return kept
+
+
+def _crop_actions(problem: Problem) -> list[np.ndarray]:
+    """Per crop selector, two candidates of ``[N, 5]`` rows: COPY each grid's box and RESIZE
+    each grid to its box's shape."""
+    tables = []
+    for _, boxes in crop_boxes(problem):
+        tables.append(np.asarray([(ops.COPY, *box) for box in boxes], np.int32))
+        tables.append(
+            np.asarray([(ops.RESIZE, 0, 0, r2 - r1, c2 - c1) for r1, c1, r2, c2 in boxes], np.int32)
+        )
+    return tables
+
+
+def candidate_actions(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
+    """The candidate actions of ``problem``: for each candidate, one row
+    ``(operation, r1, c1, r2, c2)`` per grid (``N``: demonstration inputs, then test
+    inputs)."""
+    grids = problem.num_demos + problem.num_tests
+    per_grid = _crop_actions(problem)
     found: list[tuple[int, int, int, int, int]] = [(op, *WHOLE) for op in WHOLE_GRID_OPERATIONS]
     colours = _output_colours(problem)
     found += [(ops.FILL_0 + c, *WHOLE) for c in colours]
@@ -135,5 +182,7 @@ def candidate_actions(problem: Problem) -> Int32[np.ndarray, "C 5"]:
         found += _windows(problem, out_shape)
     found += _cell_edits(problem)
     found += [(ops.FLOOD_0 + c, 0, 0, 0, 0) for c in colours]
-    unique = list(dict.fromkeys(found))
-    return np.asarray(unique, dtype=np.int32).reshape(-1, 5)
+    shared = np.asarray(list(dict.fromkeys(found)), dtype=np.int32).reshape(-1, 1, 5)
+    table = np.concatenate([*(t[None] for t in per_grid), np.repeat(shared, grids, 1)])
+    _, first = np.unique(table.reshape(len(table), -1), axis=0, return_index=True)
+    return table[np.sort(first)]

@@ -46,34 +46,44 @@ def _replay_program():
     def run(
         grids: Int8[Array, "G H W"],
         shapes: Int32[Array, "G 2"],
-        actions: Int32[Array, "T 5"],
+        actions: Int32[Array, "G T 5"],
         taken: Bool[Array, " T"],
     ) -> tuple[Int8[Array, "G H W"], Int32[Array, "G 2"]]:
-        sequence = BboxAction(*(actions[:, k] for k in range(5)))
-        return jax.vmap(lambda g, s: replay_actions(g, s, sequence, taken, config))(grids, shapes)
+        def one_grid(grid, shape, rows: Int32[Array, "T 5"]):
+            sequence = BboxAction(*(rows[:, k] for k in range(5)))
+            return replay_actions(grid, shape, sequence, taken, config)
+
+        return jax.vmap(one_grid)(grids, shapes, actions)
 
     return jax.jit(run)
 
 
 def replay_on_task(problem: Problem, sequence: np.ndarray) -> tuple[bool, list[np.ndarray]]:
     """``(solves the demonstrations, test predictions)`` of the action ``sequence``
-    (rows ``(operation, r1, c1, r2, c2)``) replayed by the environment on ``problem``."""
+    replayed by the environment on ``problem``: rows ``(operation, r1, c1, r2, c2)``,
+    ``[T, 5]`` (one action a step for every grid) or ``[T, N, 5]`` (a step's action per
+    grid: demonstration inputs, then test inputs)."""
+    grids = [*problem.demo_inputs, *problem.test_inputs]
+    sequence = np.asarray(sequence, np.int32)
+    sequence = sequence.reshape(-1, 1, 5) if sequence.ndim < 3 else sequence  # [T, 1 or N, 5]
     if len(sequence) > MAX_STEPS:
         raise ValueError(f"a sequence of {len(sequence)} actions; at most {MAX_STEPS}")
-    actions = np.full((MAX_STEPS, 5), -1, np.int32)
-    actions[: len(sequence)] = sequence
+    per_grid = np.broadcast_to(sequence, (len(sequence), len(grids), 5)).transpose(1, 0, 2)
+    actions = np.full((len(grids), MAX_STEPS, 5), -1, np.int32)
+    actions[:, : len(sequence)] = per_grid
     taken = np.arange(MAX_STEPS) < len(sequence)
-    grids = [*problem.demo_inputs, *problem.test_inputs]
     made: list[np.ndarray] = []
     for first in range(0, len(grids), SLOTS):  # SLOTS grids per call
         group = grids[first : first + SLOTS]
         padded = np.full((SLOTS, MAX_SIDE, MAX_SIDE), -1, np.int8)
         shapes = np.ones((SLOTS, 2), np.int32)
+        rows = np.full((SLOTS, MAX_STEPS, 5), -1, np.int32)
+        rows[: len(group)] = actions[first : first + SLOTS]
         for k, grid in enumerate(group):
             padded[k, : grid.shape[0], : grid.shape[1]] = grid
             shapes[k] = grid.shape
         out, out_shapes = _replay_program()(
-            jnp.asarray(padded), jnp.asarray(shapes), jnp.asarray(actions), jnp.asarray(taken)
+            jnp.asarray(padded), jnp.asarray(shapes), jnp.asarray(rows), jnp.asarray(taken)
         )
         out, out_shapes = np.asarray(out), np.asarray(out_shapes)
         made += [out[k, : out_shapes[k, 0], : out_shapes[k, 1]].copy() for k in range(len(group))]

@@ -77,20 +77,21 @@ def _expand_program(side: int):
 
     def expand(
         parents: GridState,  # leaves [B, G, ...]
-        actions: Int32[Array, "B 5"],
+        actions: Int32[Array, "B G 5"],
         inputs: Int8[Array, "G H W"],
         input_shapes: Int32[Array, "G 2"],
         targets: Int8[Array, "G H W"],
         demo: Bool[Array, " G"],
         weights: UInt32[Array, "3 G H W"],
     ) -> _Children:
-        def child(parent: GridState, action: Int32[Array, "5"]) -> GridState:
+        def one_grid(state: GridState, action: Int32[Array, "5"], grid, shape) -> GridState:
             act = BboxAction(action[0], action[1], action[2], action[3], action[4])
             act = act.normalized(canvas)
             operation = effective_operation(act.operation, jnp.asarray(True), config)
-            return jax.vmap(
-                lambda state, grid, shape: apply_action(state, operation, act, grid, shape, config)
-            )(parent, inputs, input_shapes)
+            return apply_action(state, operation, act, grid, shape, config)
+
+        def child(parent: GridState, action: Int32[Array, "G 5"]) -> GridState:
+            return jax.vmap(one_grid)(parent, action, inputs, input_shapes)
 
         children = jax.vmap(child)(parents, actions)
         cells = (
@@ -129,8 +130,9 @@ def _expand_program(side: int):
 class SearchResult:
     """The search's outcome on one task.
 
-    ``solutions``: action sequences (``[length, 5]`` rows ``(operation, r1, c1, r2, c2)``)
-    that turn every demonstration input into its output, shortest first, with pairwise
+    ``solutions``: action sequences (``[length, N, 5]``: per step, one row
+    ``(operation, r1, c1, r2, c2)`` per grid, demonstration inputs then test inputs) that
+    turn every demonstration input into its output, shortest first, with pairwise
     different test grids (at most ``max_solutions``). ``best_partial``: the sequence whose
     demonstration grids came closest (exact matches first, then cells), for a task with
     fewer solutions than attempts. ``sequences``: children evaluated; ``nodes``: distinct
@@ -158,12 +160,23 @@ def _pad_slots(grids: list[np.ndarray], slots: int, side: int) -> tuple[np.ndarr
     return padded, shapes
 
 
-def _sequence(parents: list[int], actions: list[np.ndarray], node: int) -> np.ndarray:
+def _sequence(parents: list[int], actions: list[np.ndarray], node: int, grids: int) -> np.ndarray:
     steps = []
     while node > 0:
-        steps.append(actions[node])
+        steps.append(actions[node][:grids])
         node = parents[node]
-    return np.asarray(steps[::-1], np.int32).reshape(-1, 5)
+    return np.asarray(steps[::-1], np.int32).reshape(-1, grids, 5)
+
+
+def per_grid_table(candidates: np.ndarray, grids: int) -> Int32[np.ndarray, "C N 5"]:
+    """A candidate table as ``[C, N, 5]``: a ``[C, 5]`` table (one action for every grid)
+    is repeated over the ``grids`` grids."""
+    table = np.asarray(candidates, np.int32)
+    if table.ndim == 2:
+        table = np.repeat(table[:, None], grids, 1)
+    if table.ndim != 3 or table.shape[1:] != (grids, 5):
+        raise ValueError(f"candidates of shape {table.shape}; expected [C, 5] or [C, {grids}, 5]")
+    return table
 
 
 def search(
@@ -178,13 +191,19 @@ def search(
     """Search ``problem`` to ``depth`` actions (see the module docstring); stop early after
     ``seconds`` or ``max_sequences`` children, or once ``max_solutions`` are found."""
     start = time.perf_counter()
-    actions_table = candidate_actions(problem) if candidates is None else candidates
     grids = [*problem.demo_inputs, *problem.test_inputs]
+    actions_table = per_grid_table(
+        candidate_actions(problem) if candidates is None else candidates, len(grids)
+    )
     outputs = list(problem.demo_outputs)
-    resized = actions_table[actions_table[:, 0] == ops.RESIZE, 3:] + 1
+    resized = actions_table[actions_table[..., 0] == ops.RESIZE][:, 3:] + 1
     largest = max(max(g.shape) for g in grids + outputs)
     side = _bucket(min(max(largest, int(resized.max(initial=1))), MAX_SIDE), CANVAS_SIDES)
     slots = _bucket(len(grids), GRID_SLOTS)
+    # unused grid slots play the first grid's action (their grids never tell nodes apart)
+    actions_table = np.concatenate(
+        [actions_table, np.repeat(actions_table[:, :1], slots - len(grids), 1)], axis=1
+    )
     inputs, input_shapes = _pad_slots(grids, slots, side)
     targets, _ = _pad_slots(outputs, slots, side)
     demo = np.arange(slots) < problem.num_demos
@@ -203,10 +222,10 @@ def search(
         jnp.asarray(weights),
     )
     program = _expand_program(side)
-    noop = np.array([-1, 0, 0, 0, 0], np.int32)  # the root's key: a no-op child of the root
+    noop = np.tile(np.array([-1, 0, 0, 0, 0], np.int32), (slots, 1))  # the root's key
     first = program(
         jax.tree.map(lambda x: jnp.asarray(np.repeat(x, CHUNK, 0)), frontier),
-        jnp.asarray(np.tile(noop, (CHUNK, 1))),
+        jnp.asarray(np.tile(noop, (CHUNK, 1, 1))),
         *constants,
     )
     seen = {tuple(np.asarray(first.key_all)[0])}
@@ -272,8 +291,10 @@ def search(
         frontier = jax.tree.map(lambda *xs: np.concatenate(xs)[:MAX_FRONTIER], *next_states)
         frontier_nodes = next_nodes
     return SearchResult(
-        solutions=[_sequence(parents, steps, node) for node in solutions[:max_solutions]],
-        best_partial=_sequence(parents, steps, best[1]),
+        solutions=[
+            _sequence(parents, steps, node, len(grids)) for node in solutions[:max_solutions]
+        ],
+        best_partial=_sequence(parents, steps, best[1], len(grids)),
         candidates=num_candidates,
         sequences=sequences,
         nodes=len(parents),

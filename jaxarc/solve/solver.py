@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.operation_ids import OPERATION_NAMES
-from jaxarc.solve.candidates import candidate_actions
+from jaxarc.solve.candidates import candidate_actions, crop_boxes
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.replay import MAX_STEPS, replay_on_task
 from jaxarc.solve.search import search
@@ -69,9 +70,28 @@ class Budget:
         return "none"
 
 
-def describe_sequence(sequence: np.ndarray) -> list[str]:
-    """``["FLIP_LR(0,0,29,29)", ...]``: a sequence of bbox actions in words."""
-    return [f"{OPERATION_NAMES[op]}({r1},{c1},{r2},{c2})" for op, r1, c1, r2, c2 in sequence]
+def describe_sequence(sequence: np.ndarray, problem: Problem | None = None) -> list[str]:
+    """``["COPY(largest object)", "PASTE(0,0,0,0)", ...]``: a sequence of bbox actions in
+    words. A step is ``[5]`` (one action for every grid) or ``[N, 5]`` (one per grid); a
+    step whose boxes differ between grids is named by its crop selector (found again from
+    ``problem``), else ``per grid``."""
+    steps = np.asarray(sequence, np.int32)
+    steps = steps.reshape(-1, 1, 5) if steps.ndim < 3 else steps
+    named: dict[tuple, str] = {}
+    if problem is not None:
+        for name, boxes in crop_boxes(problem):
+            named[(ops.COPY, *boxes)] = f"COPY({name})"
+            shapes = [(0, 0, r2 - r1, c2 - c1) for r1, c1, r2, c2 in boxes]
+            named[(ops.RESIZE, *shapes)] = f"RESIZE(shape of {name})"
+    words = []
+    for step in steps:
+        op = int(step[0, 0])
+        if (step == step[:1]).all():
+            words.append(f"{OPERATION_NAMES[op]}({','.join(str(int(v)) for v in step[0, 1:])})")
+            continue
+        key = (op, *(tuple(int(v) for v in row[1:]) for row in step))
+        words.append(named.get(key, f"{OPERATION_NAMES[op]}(per grid)"))
+    return words
 
 
 def _first_two_distinct(options: list[list[np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -95,13 +115,13 @@ def search_attempts(
     for sequence in result.solutions:
         solves, predictions = replay_on_task(problem, sequence)
         if solves:
-            verified.append(describe_sequence(sequence))
+            verified.append(describe_sequence(sequence, problem))
             options.append(predictions)
     _, partial = replay_on_task(problem, result.best_partial)
     options += [partial, list(problem.test_inputs)]
     info = {
         "solutions": verified,
-        "best_partial": describe_sequence(result.best_partial),
+        "best_partial": describe_sequence(result.best_partial, problem),
         "candidates": result.candidates,
         "sequences": result.sequences,
         "nodes": result.nodes,
@@ -119,7 +139,7 @@ def random_attempts(
     sequences = [candidates[rng.integers(0, len(candidates), depth)] for _ in range(2)]
     options = [replay_on_task(problem, s)[1] for s in sequences]
     attempts = [(a, b) for a, b in zip(options[0], options[1], strict=True)]
-    return attempts, {"sequences": [describe_sequence(s) for s in sequences]}
+    return attempts, {"sequences": [describe_sequence(s, problem) for s in sequences]}
 
 
 def solve_problems(
