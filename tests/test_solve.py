@@ -18,6 +18,7 @@ from jaxarc.solve.search import per_grid_table, search
 from jaxarc.solve.selectors import select_boxes
 from jaxarc.solve.solver import Budget, BudgetError, search_attempts
 from jaxarc.solve.submission import SubmissionError, score_submission, validate_submission
+from jaxarc.solve.tiling import tile_symmetries, tiling_program
 
 
 def _grids(rng: np.random.Generator, count: int, shape=(3, 4)) -> list[np.ndarray]:
@@ -500,3 +501,29 @@ def test_search_crops_each_grid_to_its_largest_object_with_environment_actions()
         "RESIZE(shape of largest object)",
         "PASTE(0,0,0,0)",
     ]
+
+
+def test_a_tiling_of_turned_copies_is_solved_tile_by_tile_with_environment_actions() -> None:
+    """A 2x2 tiling of the input and its turns (9 actions, beyond the breadth-first search)
+    on grids of different sizes: each tile's symmetry is found, the program replays on the
+    demonstrations and predicts the test's tiling; a tiling no symmetry makes is refused."""
+    rng = np.random.default_rng(6)
+    inputs = [rng.integers(0, 4, (s, s)).astype(np.int8) for s in (3, 4, 2, 5)]
+
+    def tiled(g: np.ndarray) -> np.ndarray:
+        return np.block([[g, np.rot90(g, -1)], [np.rot90(g, 1), np.rot90(g, 2)]])
+
+    task = _problem("tiles", inputs[:3], [tiled(g) for g in inputs[:3]], inputs[3:])
+    assert tile_symmetries(task) == [
+        ["identity", "turn clockwise"],
+        ["turn anticlockwise", "half turn"],
+    ]
+    program = tiling_program(task)
+    assert program is not None and program.shape == (9, 4, 5)
+    solves, predictions = replay_on_task(task, program)
+    assert solves and np.array_equal(predictions[0], tiled(inputs[3]))
+    attempts, info = search_attempts(task, 1, Budget())
+    assert np.array_equal(attempts[0][0], tiled(inputs[3]))
+    assert info["solutions"][0][:2] == ["COPY(per grid)", "RESIZE(per grid)"]
+    noise = [np.block([[g, rng.integers(0, 4, g.shape).astype(np.int8)]]) for g in inputs[:3]]
+    assert tiling_program(_problem("noise", inputs[:3], noise, inputs[3:])) is None

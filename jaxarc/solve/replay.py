@@ -26,7 +26,8 @@ from jaxarc.envs.hindsight import replay_actions
 from jaxarc.envs.structured_actions import BboxAction
 from jaxarc.solve.problem import MAX_SIDE, Problem
 
-MAX_STEPS = 8  # sequences are padded to this many steps (one compiled replay)
+MAX_STEPS = 32  # sequences are padded to this many steps (one compiled replay); a 3x3
+# tiling takes up to 28
 SLOTS = 16  # grids per call (a task with more is replayed in several calls)
 
 

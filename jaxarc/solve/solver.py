@@ -1,6 +1,7 @@
 """Every task of a source to two attempts per test input: the methods behind ``jaxarc solve``.
 
-* ``search``: :func:`jaxarc.solve.search.search` to ``depth`` actions; the first two
+* ``search``: :func:`jaxarc.solve.search.search` to ``depth`` actions, then the task's
+  tiling program when it has one (:mod:`jaxarc.solve.tiling`, any length); the first two
   solutions with different test grids are the attempts. Fewer than two solutions: the next
   attempt is the sequence that came closest on the demonstrations, then the test input
   itself.
@@ -28,6 +29,7 @@ from jaxarc.solve.candidates import candidate_actions, crop_boxes
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.replay import MAX_STEPS, replay_on_task
 from jaxarc.solve.search import search
+from jaxarc.solve.tiling import tiling_program
 
 METHODS = ("search", "random", "policy")
 MAX_DEPTH = 4
@@ -116,6 +118,12 @@ def search_attempts(
         solves, predictions = replay_on_task(problem, sequence)
         if solves:
             verified.append(describe_sequence(sequence, problem))
+            options.append(predictions)
+    tiling = tiling_program(problem)
+    if tiling is not None:
+        solves, predictions = replay_on_task(problem, tiling)
+        if solves:
+            verified.append(describe_sequence(tiling, problem))
             options.append(predictions)
     _, partial = replay_on_task(problem, result.best_partial)
     options += [partial, list(problem.test_inputs)]
