@@ -794,3 +794,65 @@ def test_resume_past_a_damaged_checkpoint_logs_what_an_uninterrupted_run_logs(
     second = [deterministic_part(r) for r in read_metrics(options.metrics_path)]
     assert [r["update"] for r in second] == [1, 2, 3, 4] and first == second
     assert resumed.last_checkpoint == options.checkpoint_root / "update_00000004"
+
+
+def _weights(policy: AbstractPolicy) -> list[np.ndarray]:
+    return [np.asarray(x) for x in jax.tree.leaves(eqx.filter(policy, eqx.is_array))]
+
+
+def test_a_run_started_from_another_run_starts_from_its_policy(
+    tmp_path: Path, tiny_train, optax_promotion, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``init_from``: the second run's updates are those of a fresh state whose policy and
+    reference are the first run's final policy (a fresh optimiser, update 0); the same
+    policy set to another canvas loads too; a missing run or another action format is one
+    line of ``jaxarc train``, before anything is built."""
+    from jaxarc.agents.run.warm_start import warm_start
+
+    config, make_train_once = tiny_train
+    # one program for every seed and start (neither changes what is compiled)
+    same_program = lambda c, mesh=None: make_train_once(  # noqa: E731
+        c.replace(init_from=None, seed=config.seed), mesh
+    )
+    first = run_training(  # another seed: its policy is not the one seed 0 draws
+        config.replace(seed=1),
+        RunOptions(run_dir=tmp_path / "first", eval_every=None, progress=False),
+        make_train=same_program,
+    )
+    warm = config.replace(init_from=str(tmp_path / "first"))
+    second = run_training(
+        warm,
+        RunOptions(run_dir=tmp_path / "second", eval_every=None, progress=False),
+        make_train=same_program,
+    )
+    init, update = make_train_once(config)
+    state = init(jax.random.key(config.seed))
+    state = eqx.tree_at(
+        lambda s: (s.policy, s.ref_policy),
+        state,
+        (first.state.policy, jax.tree.map(lambda x: x, first.state.policy)),
+    )
+    state = jax.tree.map(lambda x: jnp.array(x, copy=True) if eqx.is_array(x) else x, state)
+    for _ in range(config.num_updates):
+        state, _ = update(state)
+    for got, want in zip(_weights(second.state.policy), _weights(state.policy), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert json.loads((tmp_path / "second" / "config.json").read_text())["init_from"] == str(
+        tmp_path / "first"
+    )
+    # another canvas: the same weights, set to read it
+    bigger = warm.replace(canvas=20)
+    state = warm_start(make_train(bigger)[0](jax.random.key(0)), bigger)
+    assert state.policy.canvas == (20, 20)
+    for got, want in zip(_weights(state.ref_policy), _weights(first.state.policy), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+    source = ["--source", config.source, "--canvas", "30", "--dry-run"]
+    for init_from, expected in [
+        (tmp_path / "none", "no checkpoint found"),
+        (tmp_path / "first", "selection_format"),
+    ]:
+        argv = ["train", "--run-dir", str(tmp_path / "third"), "--init-from", str(init_from)]
+        assert main([*argv, *source, "--selection-format", "point"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--init-from" in err and expected in err, err

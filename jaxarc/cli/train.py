@@ -177,6 +177,17 @@ def check_task_source(config: Any) -> None:
         ) from None
 
 
+def check_init_from(config: Any) -> None:
+    """The run ``--init-from`` names loads and fits this run; :class:`CLIError` otherwise."""
+    from jaxarc.agents.run.checkpoint import CheckpointError
+    from jaxarc.agents.run.warm_start import check_warm_start
+
+    try:
+        check_warm_start(config)
+    except CheckpointError as err:
+        raise CLIError(str(err).replace("init_from", "--init-from", 1)) from None
+
+
 def run_train(
     args: argparse.Namespace, specs: list[FlagSpec], parser: argparse.ArgumentParser
 ) -> int:
@@ -207,6 +218,8 @@ def run_train(
     # jax.distributed must start before any JAX work, the source check's included
     primary = args.dry_run or join_distributed(args)
     check_task_source(config)  # the run would fail at start: say so before, dry run or not
+    if config.init_from is not None and resume_from is None:
+        check_init_from(config)
     if not args.resume:  # ... as it would on a run directory that already holds checkpoints
         from jaxarc.agents.run.checkpoint import latest_checkpoint
 

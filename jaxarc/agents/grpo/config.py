@@ -170,6 +170,10 @@ class TrainConfig:
     # of the num_updates updates clone the paint expert instead of running GRPO
     bc_updates: int = 0
     bc_aux_coef: float = 1.0  # weight of the per-cell target-colour loss during BC
+    # the policy's starting weights: None draws them from the seed; a run or checkpoint
+    # directory starts from its policy (same policy config and action format; another
+    # source or canvas is fine). The optimiser starts afresh.
+    init_from: str | None = None
     grpo: GRPOConfig = dataclasses.field(default_factory=GRPOConfig)
     policy: PolicyConfig = dataclasses.field(default_factory=PolicyConfig)
 

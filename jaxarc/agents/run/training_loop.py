@@ -48,6 +48,7 @@ from jaxarc.agents.run.progress import (
     stage_at,
     training_stages,
 )
+from jaxarc.agents.run.warm_start import warm_start
 
 HELD_OUT_METRIC = "eval_success_rate"
 UNTRAINED, RANDOM = "untrained", "uniform_random"  # the references.json entries
@@ -252,6 +253,8 @@ def run_training(
     init, update = make_train(config, mesh)
     evaluate = make_held_out_evaluator(config, mesh) if options.eval_every else None
     state = init(jax.random.key(config.seed))
+    if config.init_from is not None and not (options.resume and existing is not None):
+        state = warm_start(state, config)  # (a resumed run's checkpoint holds its policy)
     start = 0
     if options.resume and existing is not None:
         # a damaged newest checkpoint (truncated file, sha256 mismatch) is skipped with a
