@@ -524,6 +524,16 @@ def test_a_tiling_of_turned_copies_is_solved_tile_by_tile_with_environment_actio
     assert solves and np.array_equal(predictions[0], tiled(inputs[3]))
     attempts, info = search_attempts(task, 1, Budget())
     assert np.array_equal(attempts[0][0], tiled(inputs[3]))
-    assert info["solutions"][0][:2] == ["COPY(per grid)", "RESIZE(per grid)"]
+    assert info["solutions"][0] == [
+        "COPY(input)",
+        "RESIZE(2x2 tiles)",
+        "PASTE(tile 0,1)",
+        "ROTATE_CW(tile 0,1)",
+        "PASTE(tile 1,0)",
+        "ROTATE_CCW(tile 1,0)",
+        "PASTE(tile 1,1)",
+        "FLIP_LR(tile 1,1)",
+        "FLIP_TB(tile 1,1)",
+    ]
     noise = [np.block([[g, rng.integers(0, 4, g.shape).astype(np.int8)]]) for g in inputs[:3]]
     assert tiling_program(_problem("noise", inputs[:3], noise, inputs[3:])) is None

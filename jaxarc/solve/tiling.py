@@ -98,6 +98,22 @@ def tile_symmetries(problem: Problem) -> list[list[str]] | None:
     return found
 
 
+def describe_tiling(symmetries: list[list[str]]) -> list[str]:
+    """The steps of :func:`tiling_program` in words, one per action:
+    ``["COPY(input)", "RESIZE(2x2 tiles)", "PASTE(tile 0,1)", "FLIP_LR(tile 0,1)", ...]``."""
+    actions_of = {name: actions for name, _, actions, _ in SYMMETRIES}
+    rows, cols = len(symmetries), len(symmetries[0])
+    words = ["COPY(input)", f"RESIZE({rows}x{cols} tiles)"]
+    for i in range(rows):
+        for j in range(cols):
+            if (i, j) != (0, 0):
+                words.append(f"PASTE(tile {i},{j})")
+            words += [
+                f"{ops.OPERATION_NAMES[op]}(tile {i},{j})" for op in actions_of[symmetries[i][j]]
+            ]
+    return words
+
+
 def tiling_program(problem: Problem) -> np.ndarray | None:
     """The tiling's environment actions, ``[T, N, 5]`` (per step one row per grid:
     demonstration inputs, then test inputs), or ``None`` when the task is no such tiling."""
