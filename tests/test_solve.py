@@ -537,3 +537,42 @@ def test_a_tiling_of_turned_copies_is_solved_tile_by_tile_with_environment_actio
     ]
     noise = [np.block([[g, rng.integers(0, 4, g.shape).astype(np.int8)]]) for g in inputs[:3]]
     assert tiling_program(_problem("noise", inputs[:3], noise, inputs[3:])) is None
+
+
+def test_arc_split_writes_the_training_tasks_after_the_tuning_split_and_refuses_evaluation(
+    tmp_path: Path, capsys
+) -> None:
+    """``benchmarks/arc_split.py`` (docs/training.md, pretraining on ARC): the tasks after
+    the first ``--skip``, that fit ``--max-side``, as a directory the loader reads back with
+    the same pairs; an evaluation source is refused."""
+    import runpy
+
+    from jaxarc.data.loading import load_bank
+    from jaxarc.solve.problem import known_test_outputs, problems_from_bank
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "arc_split.py"
+    main_of = runpy.run_path(str(script))["main"]
+    out = tmp_path / "split"
+    assert main_of(["--skip", "390", "--max-side", "12", "--out", str(out)]) == 0
+    training = load_bank("arc-agi-1/training")
+    tests = known_test_outputs(training)
+
+    def fits(p: Problem) -> bool:
+        grids = (*p.demo_inputs, *p.demo_outputs, *p.test_inputs, *tests[p.task_id])
+        return max(max(g.shape) for g in grids) <= 12
+
+    kept = {p.task_id: p for p in problems_from_bank(training)[390:] if fits(p)}
+    written = load_bank(str(out))
+    assert sorted(written.task_ids) == sorted(kept)
+    outputs = known_test_outputs(written)
+    for problem in problems_from_bank(written):
+        original = kept[problem.task_id]
+        assert all(
+            np.array_equal(a, b)
+            for a, b in zip(problem.demo_outputs, original.demo_outputs, strict=True)
+        )
+        assert len(outputs[problem.task_id]) == original.num_tests
+    with pytest.raises(SystemExit):
+        main_of(["--source", "arc-agi-1/evaluation", "--out", str(tmp_path / "no")])
+    assert "evaluation tasks are for the final score only" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
