@@ -11,7 +11,6 @@ on every grid; the crop candidates take each grid's own box from a content rule
 * **crops by content** (first, so that a budget reaches them): for each selector whose box
   exists in every grid and has the shape of every demonstration output, COPY of each
   grid's box and RESIZE to each box's shape (a crop is COPY box, PASTE at (0, 0), RESIZE);
-
 * **whole grid** (the box ``(0, 0, 29, 29)``, cut to each grid's active area): MOVE x4,
   ROTATE x2, FLIP x2, COPY, CUT, CLEAR, COPY_INPUT, FILL with each colour of the outputs;
   rotations and flips of the whole grid (and their pairs: transposes, half turns) are the
