@@ -18,7 +18,7 @@ from jaxarc.solve.search import per_grid_table, search
 from jaxarc.solve.selectors import select_boxes
 from jaxarc.solve.solver import Budget, BudgetError, search_attempts
 from jaxarc.solve.submission import SubmissionError, score_submission, validate_submission
-from jaxarc.solve.tiling import tile_symmetries, tiling_program
+from jaxarc.solve.tiling import describe_tiling, find_tiling, tile_symmetries, tiling_program
 
 
 def _grids(rng: np.random.Generator, count: int, shape=(3, 4)) -> list[np.ndarray]:
@@ -576,3 +576,31 @@ def test_arc_split_writes_the_training_tasks_after_the_tuning_split_and_refuses_
         main_of(["--source", "arc-agi-1/evaluation", "--out", str(tmp_path / "no")])
     assert "evaluation tasks are for the final score only" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_a_tiling_of_a_content_crop_pastes_every_tile_from_each_grid_s_own_box() -> None:
+    """Outputs that tile the box of a grid's non-zero cells (itself, then mirrored) where
+    that box moves and changes size from grid to grid: the source is found by its selector
+    and every tile, the first included, is pasted from each grid's own box."""
+    rng = np.random.default_rng(7)
+    shapes, places = [(2, 3), (3, 2), (2, 2), (3, 3)], [(1, 4), (5, 0), (3, 3), (0, 6)]
+    inputs, outputs = [], []
+    for (h, w), (r, c) in zip(shapes, places, strict=True):
+        patch = rng.integers(1, 5, (h, w)).astype(np.int8)
+        grid = np.zeros((9, 10), np.int8)
+        grid[r : r + h, c : c + w] = patch
+        inputs.append(grid)
+        outputs.append(np.hstack([patch, np.fliplr(patch)]))
+    task = _problem("crop-tiles", inputs[:3], outputs[:3], inputs[3:])
+    tiling = find_tiling(task)
+    assert tiling is not None and tiling.source == "content"
+    assert tiling.symmetries == (("identity", "mirror left-right"),)
+    assert describe_tiling(tiling) == [
+        "COPY(content)",
+        "RESIZE(1x2 tiles)",
+        "PASTE(tile 0,0)",
+        "PASTE(tile 0,1)",
+        "FLIP_LR(tile 0,1)",
+    ]
+    solves, predictions = replay_on_task(task, tiling_program(task))
+    assert solves and np.array_equal(predictions[0], outputs[3])

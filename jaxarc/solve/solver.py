@@ -29,7 +29,7 @@ from jaxarc.solve.candidates import candidate_actions, crop_boxes
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.replay import MAX_STEPS, replay_on_task
 from jaxarc.solve.search import search
-from jaxarc.solve.tiling import describe_tiling, tile_symmetries, tiling_program
+from jaxarc.solve.tiling import describe_tiling, find_tiling, tiling_program
 
 METHODS = ("search", "random", "policy")
 MAX_DEPTH = 4
@@ -119,11 +119,11 @@ def search_attempts(
         if solves:
             verified.append(describe_sequence(sequence, problem))
             options.append(predictions)
-    tiling = tiling_program(problem)
+    tiling = find_tiling(problem)
     if tiling is not None:
-        solves, predictions = replay_on_task(problem, tiling)
+        solves, predictions = replay_on_task(problem, tiling_program(problem, tiling))  # type: ignore[arg-type]
         if solves:
-            verified.append(describe_tiling(tile_symmetries(problem)))  # type: ignore[arg-type]
+            verified.append(describe_tiling(tiling))
             options.append(predictions)
     _, partial = replay_on_task(problem, result.best_partial)
     options += [partial, list(problem.test_inputs)]

@@ -1,27 +1,33 @@
-"""Tilings: outputs made of copies of the input, each copy turned or mirrored, written as
-environment actions and solved tile by tile.
+"""Tilings: outputs made of copies of a source (the input, or a box its content selects),
+each copy turned or mirrored, written as environment actions and solved tile by tile.
 
 Among the ARC-AGI-1 training tasks, 12 have outputs that are an ``R x C`` grid of tiles, each
 tile one of the eight symmetries of the input (the input itself, mirrored, turned, or
-transposed; see ``docs/solve.md``). In environment actions such an output takes COPY of the
-input, RESIZE to ``R x C`` tiles, and per tile a PASTE and up to two actions on the tile's
-box: 4 to 26 actions, deeper than a breadth-first search over all candidates reaches.
+transposed; see ``docs/solve.md``), and 3 more tile a crop of the input: the box of its
+non-zero cells, once mirrored, or twice side by side. In environment actions such an
+output takes COPY of the source, RESIZE to ``R x C`` tiles, and per tile a PASTE and up to
+two actions on the tile's box: 3 to 28 actions, deeper than a breadth-first search over all
+candidates reaches.
 
-The tiles are independent (each PASTE writes the untouched input from the clipboard into
-its own box), so the search decomposes: for each tile it finds the first symmetry that
-matches that tile in every demonstration output. The program is then built per grid (each
-grid's own tile size) and, like every search solution, replayed by the environment, which
-keeps it only if it turns every demonstration input into its output.
+The tiles are independent (each PASTE writes the untouched source from the clipboard into
+its own box), so the search decomposes: for each source in turn (the whole input first,
+then the crop selectors of :mod:`jaxarc.solve.selectors`) and each tile, it finds the first
+symmetry that matches that tile in every demonstration output. The program is then built
+per grid (each grid's own source box and tile size) and, like every search solution,
+replayed by the environment, which keeps it only if it turns every demonstration input
+into its output.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
 
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.problem import MAX_SIDE, Problem
+from jaxarc.solve.selectors import SELECTOR_NAMES, Box, select_boxes
 
 MAX_TILES = 3  # tiles per side
 
@@ -39,36 +45,37 @@ SYMMETRIES: tuple[tuple[str, Callable[[np.ndarray], np.ndarray], tuple[int, ...]
 )
 
 
-def tile_counts(problem: Problem) -> tuple[int, int] | None:
-    """``(R, C)`` when every demonstration output is ``R x C`` copies of its input's shape
-    (not ``1 x 1``, at most :data:`MAX_TILES` a side, and the test inputs' tilings fit the
-    ARC canvas); else ``None``."""
+@dataclasses.dataclass(frozen=True)
+class Tiling:
+    """How a task's outputs tile its source: ``source`` is ``"input"`` (the whole grid) or a
+    crop selector (:mod:`jaxarc.solve.selectors`); ``boxes`` the source's box in each grid
+    (demonstration inputs, then test inputs); ``symmetries`` the name of each tile's
+    symmetry, row by row."""
+
+    source: str
+    boxes: tuple[Box, ...]
+    symmetries: tuple[tuple[str, ...], ...]
+
+
+def _tile_counts(
+    sources: list[np.ndarray], outputs: tuple[np.ndarray, ...]
+) -> tuple[int, int] | None:
     counts = set()
-    for grid, out in zip(problem.demo_inputs, problem.demo_outputs, strict=True):
-        (h, w), (big_h, big_w) = grid.shape, out.shape
+    for source, out in zip(sources, outputs, strict=False):  # (the demonstrations' sources)
+        (h, w), (big_h, big_w) = source.shape, out.shape
         if big_h % h or big_w % w:
             return None
         counts.add((big_h // h, big_w // w))
     if len(counts) != 1:
         return None
     rows, cols = counts.pop()
-    if (rows, cols) == (1, 1) or max(rows, cols) > MAX_TILES:
-        return None
-    if any(
-        g.shape[0] * rows > MAX_SIDE or g.shape[1] * cols > MAX_SIDE for g in problem.test_inputs
-    ):
-        return None
-    return rows, cols
+    return (rows, cols) if max(rows, cols) <= MAX_TILES else None
 
 
-def tile_symmetries(problem: Problem) -> list[list[str]] | None:
-    """Per tile (row-major), the name of the first symmetry of :data:`SYMMETRIES` that makes
-    every demonstration input into that tile of its output; ``None`` if a tile has none."""
-    counts = tile_counts(problem)
-    if counts is None:
-        return None
-    rows, cols = counts
-    square = all(g.shape[0] == g.shape[1] for g in (*problem.demo_inputs, *problem.test_inputs))
+def _symmetries(
+    sources: list[np.ndarray], outputs: tuple[np.ndarray, ...], rows: int, cols: int
+) -> tuple[tuple[str, ...], ...] | None:
+    square = all(g.shape[0] == g.shape[1] for g in sources)
     found = []
     for i in range(rows):
         row = []
@@ -80,13 +87,13 @@ def tile_symmetries(problem: Problem) -> list[list[str]] | None:
                     if (square or not needs_square)
                     and all(
                         np.array_equal(
-                            mapped(grid),
+                            mapped(g),
                             out[
-                                i * grid.shape[0] : (i + 1) * grid.shape[0],
-                                j * grid.shape[1] : (j + 1) * grid.shape[1],
+                                i * g.shape[0] : (i + 1) * g.shape[0],
+                                j * g.shape[1] : (j + 1) * g.shape[1],
                             ],
                         )
-                        for grid, out in zip(problem.demo_inputs, problem.demo_outputs, strict=True)
+                        for g, out in zip(sources, outputs, strict=False)
                     )
                 ),
                 None,
@@ -94,45 +101,85 @@ def tile_symmetries(problem: Problem) -> list[list[str]] | None:
             if name is None:
                 return None
             row.append(name)
-        found.append(row)
-    return found
+        found.append(tuple(row))
+    return tuple(found)
 
 
-def describe_tiling(symmetries: list[list[str]]) -> list[str]:
+def find_tiling(problem: Problem) -> Tiling | None:
+    """The first source (the whole input, then each crop selector) whose ``R x C`` tiles of
+    symmetries make every demonstration output (at most :data:`MAX_TILES` a side; not the
+    source itself unchanged; the test inputs' tilings fit the ARC canvas); else ``None``."""
+    grids = (*problem.demo_inputs, *problem.test_inputs)
+    selected = [select_boxes(g) for g in grids]
+    options: list[tuple[str, list[Box | None]]] = [
+        ("input", [(0, 0, g.shape[0] - 1, g.shape[1] - 1) for g in grids])
+    ]
+    options += [(name, [found[name] for found in selected]) for name in SELECTOR_NAMES]
+    for source, boxes in options:
+        if any(box is None for box in boxes):
+            continue
+        if source != "input" and boxes == options[0][1]:
+            continue  # the whole grid in every grid: the input's tiling, tried first
+        crops = [
+            g[r1 : r2 + 1, c1 : c2 + 1] for g, (r1, c1, r2, c2) in zip(grids, boxes, strict=True)
+        ]  # type: ignore[misc]
+        counts = _tile_counts(crops, problem.demo_outputs)
+        if counts is None or (source == "input" and counts == (1, 1)):
+            continue
+        rows, cols = counts
+        if any(c.shape[0] * rows > MAX_SIDE or c.shape[1] * cols > MAX_SIDE for c in crops):
+            continue
+        symmetries = _symmetries(crops, problem.demo_outputs, rows, cols)
+        if symmetries is None or symmetries == (("identity",),):
+            continue
+        return Tiling(source, tuple(boxes), symmetries)  # type: ignore[arg-type]
+    return None
+
+
+def tile_symmetries(problem: Problem) -> list[list[str]] | None:
+    """Per tile (row-major), the symmetry of :func:`find_tiling`'s tiling; ``None`` without
+    one."""
+    tiling = find_tiling(problem)
+    return None if tiling is None else [list(row) for row in tiling.symmetries]
+
+
+def describe_tiling(tiling: Tiling) -> list[str]:
     """The steps of :func:`tiling_program` in words, one per action:
     ``["COPY(input)", "RESIZE(2x2 tiles)", "PASTE(tile 0,1)", "FLIP_LR(tile 0,1)", ...]``."""
     actions_of = {name: actions for name, _, actions, _ in SYMMETRIES}
-    rows, cols = len(symmetries), len(symmetries[0])
-    words = ["COPY(input)", f"RESIZE({rows}x{cols} tiles)"]
+    rows, cols = len(tiling.symmetries), len(tiling.symmetries[0])
+    words = [f"COPY({tiling.source})", f"RESIZE({rows}x{cols} tiles)"]
     for i in range(rows):
         for j in range(cols):
-            if (i, j) != (0, 0):
+            if (i, j) != (0, 0) or tiling.source != "input":
                 words.append(f"PASTE(tile {i},{j})")
             words += [
-                f"{ops.OPERATION_NAMES[op]}(tile {i},{j})" for op in actions_of[symmetries[i][j]]
+                f"{ops.OPERATION_NAMES[op]}(tile {i},{j})"
+                for op in actions_of[tiling.symmetries[i][j]]
             ]
     return words
 
 
-def tiling_program(problem: Problem) -> np.ndarray | None:
+def tiling_program(problem: Problem, tiling: Tiling | None = None) -> np.ndarray | None:
     """The tiling's environment actions, ``[T, N, 5]`` (per step one row per grid:
-    demonstration inputs, then test inputs), or ``None`` when the task is no such tiling."""
-    symmetries = tile_symmetries(problem)
-    if symmetries is None:
+    demonstration inputs, then test inputs), or ``None`` when the task is no such tiling.
+    Each grid copies its source box, is resized to the tiles, and gets each tile pasted
+    (the whole input's first tile is the input itself) and turned."""
+    tiling = find_tiling(problem) if tiling is None else tiling
+    if tiling is None:
         return None
     actions_of = {name: actions for name, _, actions, _ in SYMMETRIES}
-    grids = (*problem.demo_inputs, *problem.test_inputs)
-    rows, cols = len(symmetries), len(symmetries[0])
+    rows, cols = len(tiling.symmetries), len(tiling.symmetries[0])
     per_grid = []
-    for grid in grids:
-        h, w = grid.shape
-        steps = [(ops.COPY, 0, 0, h - 1, w - 1), (ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1)]
+    for r1, c1, r2, c2 in tiling.boxes:
+        h, w = r2 - r1 + 1, c2 - c1 + 1
+        steps = [(ops.COPY, r1, c1, r2, c2), (ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1)]
         for i in range(rows):
             for j in range(cols):
                 top, left = i * h, j * w
-                if (i, j) != (0, 0):
+                if (i, j) != (0, 0) or tiling.source != "input":
                     steps.append((ops.PASTE, top, left, top, left))
                 box = (top, left, top + h - 1, left + w - 1)
-                steps += [(op, *box) for op in actions_of[symmetries[i][j]]]
+                steps += [(op, *box) for op in actions_of[tiling.symmetries[i][j]]]
         per_grid.append(steps)
     return np.asarray(per_grid, np.int32).transpose(1, 0, 2)
