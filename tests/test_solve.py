@@ -18,7 +18,7 @@ from jaxarc.solve.search import per_grid_table, search
 from jaxarc.solve.selectors import select_boxes
 from jaxarc.solve.solver import Budget, BudgetError, search_attempts
 from jaxarc.solve.submission import SubmissionError, score_submission, validate_submission
-from jaxarc.solve.tiling import describe_tiling, find_tiling, tile_symmetries, tiling_program
+from jaxarc.solve.tiling import describe_tiling, find_tiling, tiling_program
 
 
 def _grids(rng: np.random.Generator, count: int, shape=(3, 4)) -> list[np.ndarray]:
@@ -514,11 +514,12 @@ def test_a_tiling_of_turned_copies_is_solved_tile_by_tile_with_environment_actio
         return np.block([[g, np.rot90(g, -1)], [np.rot90(g, 1), np.rot90(g, 2)]])
 
     task = _problem("tiles", inputs[:3], [tiled(g) for g in inputs[:3]], inputs[3:])
-    assert tile_symmetries(task) == [
-        ["identity", "turn clockwise"],
-        ["turn anticlockwise", "half turn"],
-    ]
-    program = tiling_program(task)
+    tiling = find_tiling(task)
+    assert tiling is not None and tiling.symmetries == (
+        ("identity", "turn clockwise"),
+        ("turn anticlockwise", "half turn"),
+    )
+    program = tiling_program(tiling)
     assert program is not None and program.shape == (9, 4, 5)
     solves, predictions = replay_on_task(task, program)
     assert solves and np.array_equal(predictions[0], tiled(inputs[3]))
@@ -536,7 +537,7 @@ def test_a_tiling_of_turned_copies_is_solved_tile_by_tile_with_environment_actio
         "FLIP_TB(tile 1,1)",
     ]
     noise = [np.block([[g, rng.integers(0, 4, g.shape).astype(np.int8)]]) for g in inputs[:3]]
-    assert tiling_program(_problem("noise", inputs[:3], noise, inputs[3:])) is None
+    assert find_tiling(_problem("noise", inputs[:3], noise, inputs[3:])) is None
 
 
 def test_arc_split_writes_the_training_tasks_after_the_tuning_split_and_refuses_evaluation(
@@ -602,5 +603,5 @@ def test_a_tiling_of_a_content_crop_pastes_every_tile_from_each_grid_s_own_box()
         "PASTE(tile 0,1)",
         "FLIP_LR(tile 0,1)",
     ]
-    solves, predictions = replay_on_task(task, tiling_program(task))
+    solves, predictions = replay_on_task(task, tiling_program(tiling))
     assert solves and np.array_equal(predictions[0], outputs[3])

@@ -121,7 +121,7 @@ def search_attempts(
             options.append(predictions)
     tiling = find_tiling(problem)
     if tiling is not None:
-        solves, predictions = replay_on_task(problem, tiling_program(problem, tiling))  # type: ignore[arg-type]
+        solves, predictions = replay_on_task(problem, tiling_program(tiling))
         if solves:
             verified.append(describe_tiling(tiling))
             options.append(predictions)

@@ -136,50 +136,46 @@ def find_tiling(problem: Problem) -> Tiling | None:
     return None
 
 
-def tile_symmetries(problem: Problem) -> list[list[str]] | None:
-    """Per tile (row-major), the symmetry of :func:`find_tiling`'s tiling; ``None`` without
-    one."""
-    tiling = find_tiling(problem)
-    return None if tiling is None else [list(row) for row in tiling.symmetries]
+def _tile_steps(tiling: Tiling) -> list[tuple[int, int, int]]:
+    """``(operation, i, j)`` of each action after COPY and RESIZE, in order: per tile
+    ``(i, j)`` a PASTE (not for the whole input's first tile, which is the input itself)
+    and the actions of its symmetry."""
+    actions_of = {name: actions for name, _, actions, _ in SYMMETRIES}
+    steps = []
+    for i, row in enumerate(tiling.symmetries):
+        for j, symmetry in enumerate(row):
+            if (i, j) != (0, 0) or tiling.source != "input":
+                steps.append((ops.PASTE, i, j))
+            steps += [(op, i, j) for op in actions_of[symmetry]]
+    return steps
 
 
 def describe_tiling(tiling: Tiling) -> list[str]:
     """The steps of :func:`tiling_program` in words, one per action:
     ``["COPY(input)", "RESIZE(2x2 tiles)", "PASTE(tile 0,1)", "FLIP_LR(tile 0,1)", ...]``."""
-    actions_of = {name: actions for name, _, actions, _ in SYMMETRIES}
     rows, cols = len(tiling.symmetries), len(tiling.symmetries[0])
-    words = [f"COPY({tiling.source})", f"RESIZE({rows}x{cols} tiles)"]
-    for i in range(rows):
-        for j in range(cols):
-            if (i, j) != (0, 0) or tiling.source != "input":
-                words.append(f"PASTE(tile {i},{j})")
-            words += [
-                f"{ops.OPERATION_NAMES[op]}(tile {i},{j})"
-                for op in actions_of[tiling.symmetries[i][j]]
-            ]
-    return words
+    return [f"COPY({tiling.source})", f"RESIZE({rows}x{cols} tiles)"] + [
+        f"{ops.OPERATION_NAMES[op]}(tile {i},{j})" for op, i, j in _tile_steps(tiling)
+    ]
 
 
-def tiling_program(problem: Problem, tiling: Tiling | None = None) -> np.ndarray | None:
+def tiling_program(tiling: Tiling) -> np.ndarray:
     """The tiling's environment actions, ``[T, N, 5]`` (per step one row per grid:
-    demonstration inputs, then test inputs), or ``None`` when the task is no such tiling.
-    Each grid copies its source box, is resized to the tiles, and gets each tile pasted
-    (the whole input's first tile is the input itself) and turned."""
-    tiling = find_tiling(problem) if tiling is None else tiling
-    if tiling is None:
-        return None
-    actions_of = {name: actions for name, _, actions, _ in SYMMETRIES}
+    demonstration inputs, then test inputs): each grid copies its source box, is resized to
+    the tiles, and gets each tile pasted at its corner and turned in its box."""
     rows, cols = len(tiling.symmetries), len(tiling.symmetries[0])
+    tile_steps = _tile_steps(tiling)
     per_grid = []
     for r1, c1, r2, c2 in tiling.boxes:
         h, w = r2 - r1 + 1, c2 - c1 + 1
         steps = [(ops.COPY, r1, c1, r2, c2), (ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1)]
-        for i in range(rows):
-            for j in range(cols):
-                top, left = i * h, j * w
-                if (i, j) != (0, 0) or tiling.source != "input":
-                    steps.append((ops.PASTE, top, left, top, left))
-                box = (top, left, top + h - 1, left + w - 1)
-                steps += [(op, *box) for op in actions_of[tiling.symmetries[i][j]]]
+        for op, i, j in tile_steps:
+            top, left = i * h, j * w
+            box = (
+                (top, left, top, left)
+                if op == ops.PASTE
+                else (top, left, top + h - 1, left + w - 1)
+            )
+            steps.append((op, *box))
         per_grid.append(steps)
     return np.asarray(per_grid, np.int32).transpose(1, 0, 2)
