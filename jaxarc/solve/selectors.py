@@ -20,6 +20,8 @@ crop of the input (see ``docs/solve.md``):
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 Box = tuple[int, int, int, int]  # (r1, c1, r2, c2), inclusive
@@ -90,7 +92,17 @@ SELECTOR_NAMES: tuple[str, ...] = (
 
 
 def select_boxes(grid: np.ndarray) -> dict[str, Box | None]:
-    """Every selector of :data:`SELECTOR_NAMES` applied to ``grid`` (``[H, W]`` colours)."""
+    """Every selector of :data:`SELECTOR_NAMES` applied to ``grid`` (``[H, W]`` colours).
+
+    Kept per grid content: the search asks for the same grids' boxes when it builds its
+    candidates, finds a tiling and names its solutions."""
+    grid = np.asarray(grid, np.int8)
+    return dict(_select_boxes(grid.shape, grid.tobytes()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _select_boxes(shape: tuple[int, int], cells: bytes) -> tuple[tuple[str, Box | None], ...]:
+    grid = np.frombuffer(cells, np.int8).reshape(shape)
     boxes: dict[str, Box | None] = {"content": cells_box(grid != 0)}
     for c in range(1, 10):
         boxes[f"colour {c}"] = cells_box(grid == c)
@@ -102,4 +114,4 @@ def select_boxes(grid: np.ndarray) -> dict[str, Box | None]:
     boxes["smallest object"] = _extreme(objects, min)
     boxes["largest shape"] = _extreme(shapes, max)
     boxes["smallest shape"] = _extreme(shapes, min)
-    return boxes
+    return tuple(boxes.items())
