@@ -830,8 +830,9 @@ def test_a_run_started_from_another_run_starts_from_its_policy(
     state = eqx.tree_at(
         lambda s: (s.policy, s.ref_policy),
         state,
-        (first.state.policy, jax.tree.map(lambda x: x, first.state.policy)),
+        (first.state.policy, first.state.policy),
     )
+    # own buffers for every leaf (the update donates the policy and the reference)
     state = jax.tree.map(lambda x: jnp.array(x, copy=True) if eqx.is_array(x) else x, state)
     for _ in range(config.num_updates):
         state, _ = update(state)
