@@ -244,3 +244,44 @@ def test_a_tempered_policy_divides_every_logit_and_keeps_the_mode(observations, 
     assert isinstance(moved, TemperedPolicy) and moved.temperature == 3.0
     with pytest.raises(ValueError, match="temperature must be positive"):
         TemperedPolicy(policy, 0.0)
+
+
+def test_whole_grid_prior_raises_exactly_the_whole_grid_corners_and_is_learned(observations):
+    config, obs = observations
+    config = config.replace(selection_format="bbox")
+    env_config = config.env_config()
+    plain = make_policy(jax.random.key(7), PolicyConfig(channels=8), env_config)
+    primed = make_policy(
+        jax.random.key(7), PolicyConfig(channels=8, whole_grid_prior=3.0), env_config
+    )
+    assert plain.whole_grid_corner_weights is None  # no new weights unless asked for
+    one = _first(obs)
+    h, w = (int(v) for v in one.grid_shape)
+    base, raised = _distribution(plain, one), _distribution(primed, one)
+    np.testing.assert_array_equal(raised.operation_logits, base.operation_logits)
+    top_left, bottom_right = 0, (h - 1) * 8 + (w - 1)
+    for raised_logits, base_logits, cell in (
+        (raised.first_corner_logits, base.first_corner_logits, top_left),
+        (raised.second_corner_logits, base.second_corner_logits, bottom_right),
+    ):
+        difference = np.asarray(raised_logits) - np.asarray(base_logits)
+        np.testing.assert_allclose(difference[:, cell], 3.0, rtol=1e-6)  # every operation
+        difference[:, cell] = 0.0
+        assert np.all(difference == 0.0)  # no other cell moves
+    # the whole-grid box of one operation is now likely, and the weights get a gradient
+    box = BboxAction(jnp.int32(ops.FLOOD_0 + 3), 0, 0, h - 1, w - 1)
+    assert float(raised.log_prob(box) - base.log_prob(box)) > 3.0  # each corner gains
+
+    def box_log_prob(policy):
+        return policy(one).log_prob(box)
+
+    grads = eqx.filter_jit(eqx.filter_grad(box_log_prob))(primed)
+    assert np.all(np.asarray(grads.whole_grid_corner_weights)[:, ops.FLOOD_0 + 3] > 0.0)
+    point = make_policy(
+        jax.random.key(7),
+        PolicyConfig(channels=8, whole_grid_prior=3.0),
+        config.replace(selection_format="point").env_config(),
+    )
+    assert point.whole_grid_corner_weights is None  # a point action has no box
+    with pytest.raises(ValueError, match="whole_grid_prior"):
+        PolicyConfig(whole_grid_prior=float("nan"))

@@ -28,11 +28,12 @@ from __future__ import annotations
 import abc
 import copy
 import dataclasses
+import math
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Bool, Float32, Int8, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 
 from jaxarc.agents.model.cell_features import (
     CELL_FEATURES,
@@ -105,6 +106,11 @@ class PolicyConfig:
     # dihedral transform or shift maps the demo inputs to their outputs, and the episode's
     # input to the working grid; added to the context vector
     pair_transforms: bool = False
+    # bbox actions: a learned logit per operation, added to the first corner at the grid's
+    # top-left cell and to the second at its bottom-right, starting at this value (0: no such
+    # weights). A whole-grid box (every whole-grid transform) is otherwise a rare draw: about
+    # one in (H*W)^2 of the corner pairs.
+    whole_grid_prior: float = 0.0
 
     def __post_init__(self) -> None:
         if self.learned_prediction and self.in_context_prediction:
@@ -116,6 +122,11 @@ class PolicyConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"PolicyConfig.{name} must be a positive int, got {value!r}")
+        if not math.isfinite(self.whole_grid_prior):
+            raise ValueError(
+                "PolicyConfig.whole_grid_prior must be a finite number, "
+                f"got {self.whole_grid_prior!r}"
+            )
         if not 0 <= self.spatial_layers <= self.trunk_layers:
             raise ValueError(
                 f"PolicyConfig.spatial_layers must be in 0..trunk_layers, got {self.spatial_layers}"
@@ -203,6 +214,8 @@ class ConvPolicy(AbstractCanvasPolicy):
     paint_colour_weights: Float32[Array, "2 3"]  # gates (x GATE_GAIN), per paint family
     paint_op_weights: Float32[Array, "2 2"]  # gates (x GATE_GAIN), per paint family
     wrongness_op_weights: Float32[Array, "35 2"]  # gates (x GATE_GAIN), per operation
+    # bbox: the whole-grid corners' logits (x GATE_GAIN) per operation; None when not used
+    whole_grid_corner_weights: Float32[Array, "2 35"] | None
     learned_predictor: LearnedCellPredictor | None
     selection_format: str = eqx.field(static=True)
     pair_transforms: bool = eqx.field(static=True)
@@ -260,6 +273,11 @@ class ConvPolicy(AbstractCanvasPolicy):
         self.paint_colour_weights = jnp.zeros((2, 3), jnp.float32)
         self.paint_op_weights = jnp.zeros((2, 2), jnp.float32)
         self.wrongness_op_weights = jnp.zeros((ops.NUM_OPERATIONS, WRONGNESS_FEATURES), jnp.float32)
+        self.whole_grid_corner_weights = (
+            jnp.full((2, ops.NUM_OPERATIONS), config.whole_grid_prior / GATE_GAIN, jnp.float32)
+            if self.selection_format == "bbox" and config.whole_grid_prior != 0.0
+            else None
+        )
 
     # -- what the demonstration pairs say (constant over an episode: computed once)
     def encode_task(self, obs: ArcObservation) -> TaskEncoding:
@@ -424,6 +442,8 @@ class ConvPolicy(AbstractCanvasPolicy):
         # channels last until the end: [H, W, heads, O], one transpose to [heads, O, H*W]
         maps = self.selection_heads(x).reshape(*self.canvas, -1, ops.NUM_OPERATIONS)
         maps = self._colour_equivariant_paint_maps(maps, obs.grid, task.colour_map, paint_evidence)
+        if self.whole_grid_corner_weights is not None:
+            maps = maps + self._whole_grid_corner_bias(obs.grid_shape)
         maps = jnp.where(area[..., None, None], maps, MASKED_LOGIT)
         maps = jnp.transpose(maps, (2, 3, 0, 1))  # [heads, O, H, W]
         num_ops = ops.NUM_OPERATIONS
@@ -433,6 +453,16 @@ class ConvPolicy(AbstractCanvasPolicy):
             flat = maps.reshape(2, num_ops, -1)
             return BboxDistribution(op_logits, flat[0], flat[1], self.canvas[1])
         return MaskDistribution(op_logits, maps[0], area)
+
+    def _whole_grid_corner_bias(self, grid_shape: Int32[Array, "2"]) -> Float32[Array, "H W 2 O"]:
+        """The learned whole-grid logits at the grid's top-left cell (first corner head) and
+        its bottom-right cell (second corner head); zero elsewhere."""
+        rows = jnp.arange(self.canvas[0])[:, None]
+        cols = jnp.arange(self.canvas[1])[None, :]
+        top_left = (rows == 0) & (cols == 0)
+        bottom_right = (rows == grid_shape[0] - 1) & (cols == grid_shape[1] - 1)
+        corners = jnp.stack([top_left, bottom_right], axis=-1).astype(jnp.float32)  # [H, W, 2]
+        return GATE_GAIN * corners[..., None] * self.whole_grid_corner_weights[None, None]
 
     def _colour_equivariant_paint_maps(
         self,
