@@ -56,6 +56,29 @@ def test_names_mix_all_eight_families_and_each_family_stands_alone():
         make_generator("gen/medium", canvas=(8, 8), min_side=9)
 
 
+def test_gen_geometric_mixes_the_four_rectangle_families_and_no_other():
+    assert "gen/geometric" in generator_names()
+    assert generator_families("gen/geometric") == GEOMETRIC_FAMILIES
+    source = make_generator("gen/geometric", family_as_index=True)
+    assert source.canvas == CANVAS
+    keys = jax.random.split(jax.random.key(3), 32)
+    states, obs = batch_reset(keys, EVAL_CONFIG, source)
+    families = np.asarray(states.task_index)
+    assert set(families.tolist()) == set(range(len(GEOMETRIC_FAMILIES)))
+    task = jax.device_get(states.episode_store)
+    plans = []  # each a task of its family: its family's oracle solves it in the environment
+    for i in range(len(keys)):
+        inp = _crop(obs.input_grid[i], obs.input_shape[i])
+        out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
+        plans.append(oracle_actions(GEOMETRIC_FAMILIES[families[i]], inp, out))
+    submit = (ops.SUBMIT, 0, 0, 0, 0)
+    for t in range(max(len(p) for p in plans)):
+        rows = np.array([p[t] if t < len(p) else submit for p in plans], dtype=np.int32)
+        action = BboxAction(*(jnp.asarray(rows[:, k]) for k in range(5)))
+        states, _, _, _, info = batch_step(states, action, EVAL_CONFIG)
+    assert np.asarray(info["success"]).all()
+
+
 def test_oracle_solves_every_medium_instance_with_bbox_actions(medium_episodes):
     keys, states, obs = medium_episodes
     families = np.asarray(states.task_index)

@@ -11,7 +11,8 @@ infer the rule from the demonstration pairs.
 Selection format: ``gen/easy`` and its four flood families are played with **point**
 actions (one ``FLOOD_c`` per changing region); ``rot180``, ``move``, ``flip`` and ``rotate``
 need **bbox** actions (they act on a rectangle). ``gen/medium`` mixes all eight families
-(played with bbox actions; a 1x1 box is a point). Every family is also a source of its own
+(played with bbox actions; a 1x1 box is a point), ``gen/geometric`` the four that act on a
+rectangle. Every family is also a source of its own
 (``gen/recolour``, ..., ``gen/rotate``). ``gen/ladder-1`` to ``gen/ladder-3`` (one cell to
 recolour, 4x4 canvas) and ``gen/ladder-4`` (``recolour`` on 5x5) are the generated rungs of
 the difficulty ladder (:mod:`jaxarc.data.ladder`), each with its own default canvas.
@@ -39,6 +40,7 @@ from jaxarc.data.generator_families import (
     EASY_FAMILIES,
     FAMILIES,
     FAMILY_MIN_SIDE,
+    GEOMETRIC_FAMILIES,
     MEDIUM_FAMILIES,
     MIN_CANVAS_SIDE,
     GeneratedPair,
@@ -161,6 +163,7 @@ def _task_from_pairs(pairs: GeneratedPair, num_demos: int) -> Task:
 MIXTURES: dict[str, tuple[str, ...]] = {
     "easy": EASY_FAMILIES,
     "medium": MEDIUM_FAMILIES,
+    "geometric": GEOMETRIC_FAMILIES,
     # the difficulty ladder's generated rungs (jaxarc.data.ladder), each on its own canvas
     "ladder-1": ("mark_one",),
     "ladder-2": ("recolour_cell_two",),
