@@ -10,9 +10,11 @@ mode: the test pair, keys never used in training), greedily (and by sampling wit
 stdout and, as JSON lines, to ``--out`` (default
 ``benchmarks/results/learning_curve_<preset>.jsonl``); the untrained policy is evaluated
 before the first update (row ``update 0``); ``seconds`` counts training, compilation
-included, not the evaluations. The rows use the metric names of ``jaxarc train``'s
-``metrics.jsonl`` (``eval_success_rate``, ``eval_success/<family>``), and ``--png`` draws
-them with ``jaxarc train``'s own plotting (:func:`jaxarc.agents.run.plotting.plot_run_curve`:
+included, not the evaluations. ``--set init_from=RUN`` starts from the policy of a
+``jaxarc train`` run (a stage of a curriculum, as ``jaxarc train --init-from``). The rows
+use the metric names of ``jaxarc train``'s ``metrics.jsonl`` (``eval_success_rate``,
+``eval_success/<family>``), and ``--png`` draws them with ``jaxarc train``'s own plotting
+(:func:`jaxarc.agents.run.plotting.plot_run_curve`:
 the stages, the untrained and random references, the number of held-out tasks).
 ``--replot`` draws the PNG of a stored JSONL (older files named the held-out success
 ``heldout_greedy``; both are read).
@@ -37,6 +39,7 @@ import jax
 from jaxarc.agents import TrainConfig, UniformPolicy, make_evaluator, make_train
 from jaxarc.agents.run.family_eval import make_family_evaluator
 from jaxarc.agents.run.plotting import plot_run_curve
+from jaxarc.agents.run.warm_start import warm_start
 from jaxarc.data.generators import generator_families
 
 
@@ -180,6 +183,8 @@ def main() -> None:
 
     init, update = make_train(config)
     state = init(jax.random.key(config.seed))
+    if config.init_from is not None:  # --set init_from=RUN: a stage of a curriculum
+        state = warm_start(state, config)
     rows = []
     with out.open("w") as log:
         header = {

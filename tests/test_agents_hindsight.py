@@ -172,6 +172,10 @@ def test_rl_preset_plays_each_source_in_the_action_format_it_needs():
     assert (rung.hindsight_groups, medium.hindsight_groups) == (8, 4)  # half; a quarter (bbox)
     bank = TrainConfig.preset("rl", source="arc-agi-1/training")
     assert (bank.canvas, bank.selection_format) == (30, "bbox")
+    # bbox actions: success-only reward and whole-grid corners; point actions: neither
+    for config in (medium, bank, TrainConfig.preset("rl", source="gen/flip")):
+        assert (config.similarity_weight, config.policy.whole_grid_prior) == (0.0, 3.0)
+    assert (rung.similarity_weight, rung.policy.whole_grid_prior) == (1.0, 0.0)
     for config in (rung, medium, bank, TrainConfig.preset("rl")):
         assert config.bc_updates == 0 and not config.policy.pair_transforms
         assert not config.policy.in_context_prediction and config.policy.learned_prediction
