@@ -37,6 +37,16 @@ def _crop(grid, shape) -> np.ndarray:
     return np.asarray(grid)[: int(shape[0]), : int(shape[1])]
 
 
+def _play(states, plans: list[list[tuple[int, ...]]]):
+    """``(states, info)`` after each episode plays its plan of bbox tuples (SUBMIT once done)."""
+    submit = (ops.SUBMIT, 0, 0, 0, 0)
+    for t in range(max(len(p) for p in plans)):
+        rows = np.array([p[t] if t < len(p) else submit for p in plans], dtype=np.int32)
+        action = BboxAction(*(jnp.asarray(rows[:, k]) for k in range(5)))
+        states, _, _, _, info = batch_step(states, action, EVAL_CONFIG)
+    return states, info
+
+
 @pytest.fixture(scope="module")
 def medium_episodes():
     """48 eval-mode episodes of gen/medium: their states (family in ``task_index``) and
@@ -71,11 +81,7 @@ def test_gen_geometric_mixes_the_four_rectangle_families_and_no_other():
         inp = _crop(obs.input_grid[i], obs.input_shape[i])
         out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
         plans.append(oracle_actions(GEOMETRIC_FAMILIES[families[i]], inp, out))
-    submit = (ops.SUBMIT, 0, 0, 0, 0)
-    for t in range(max(len(p) for p in plans)):
-        rows = np.array([p[t] if t < len(p) else submit for p in plans], dtype=np.int32)
-        action = BboxAction(*(jnp.asarray(rows[:, k]) for k in range(5)))
-        states, _, _, _, info = batch_step(states, action, EVAL_CONFIG)
+    states, info = _play(states, plans)
     assert np.asarray(info["success"]).all()
 
 
@@ -94,11 +100,7 @@ def test_oracle_solves_every_medium_instance_with_bbox_actions(medium_episodes):
         out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
         plans.append(oracle_actions(MEDIUM_FAMILIES[families[i]], inp, out))
     assert max(len(p) for p in plans) <= EVAL_CONFIG.environment.max_episode_steps
-    submit = (ops.SUBMIT, 0, 0, 0, 0)
-    for t in range(max(len(p) for p in plans)):
-        rows = np.array([p[t] if t < len(p) else submit for p in plans], dtype=np.int32)
-        action = BboxAction(*(jnp.asarray(rows[:, k]) for k in range(5)))
-        states, _, _, _, info = batch_step(states, action, EVAL_CONFIG)
+    states, info = _play(states, plans)
     assert np.asarray(info["success"]).all()
     np.testing.assert_array_equal(np.asarray(states.step_count), [len(p) for p in plans])
 
