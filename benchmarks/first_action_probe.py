@@ -31,7 +31,7 @@ from jaxarc.envs.functional import batch_reset
 from jaxarc.grid import operation_ids as ops
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from learning_curve import set_field  # noqa: E402
+from learning_curve import with_sets  # noqa: E402
 
 GEOMETRIC = np.zeros(ops.NUM_OPERATIONS, bool)
 GEOMETRIC[ops.MOVE_UP : ops.FLIP_TB + 1] = True
@@ -69,10 +69,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--set", nargs="*", default=[], help="FIELD=VALUE (dotted: nested)")
     args = parser.parse_args()
-    config = TrainConfig.preset("rl", source=args.source)
-    for item in [f"seed={args.seed}", *args.set]:
-        name, value = item.split("=", 1)
-        config = set_field(config, name.split("."), value)
+    config = with_sets(
+        TrainConfig.preset("rl", source=args.source), [f"seed={args.seed}", *args.set]
+    )
     if config.selection_format != "bbox":
         parser.error(f"--source {args.source}: the rl preset plays it with point actions")
     keys = jax.random.split(jax.random.key(2**31 - 1), args.episodes)

@@ -59,6 +59,15 @@ def set_field(config, path: list[str], text: str):
     return dataclasses.replace(config, **{head: value})
 
 
+def with_sets(config, items: list[str]):
+    """``config`` with each ``FIELD=VALUE`` of ``items`` set in turn (``--set``; dotted
+    fields are nested)."""
+    for item in items:
+        name, value = item.split("=", 1)
+        config = set_field(config, name.split("."), value)
+    return config
+
+
 def provenance() -> dict[str, str]:
     """Where a curve comes from: the command, the date, the commit and the machine."""
     try:
@@ -124,10 +133,7 @@ def main() -> None:
     config = TrainConfig.preset(args.preset, source=args.source)
     if args.source is not None:
         config = config.replace(source=args.source)
-    for item in args.set:
-        name, value = item.split("=", 1)
-        config = set_field(config, name.split("."), value)
-    config = config.replace(seed=args.seed)
+    config = with_sets(config, args.set).replace(seed=args.seed)
     out = args.out or Path(__file__).parent / "results" / f"learning_curve_{args.preset}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
 
