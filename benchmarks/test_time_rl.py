@@ -9,8 +9,8 @@ function behind ``jaxarc solve --method test-time-rl``) on the same tasks with t
 the same canvases) or ``N`` (N updates a task), optionally followed by ``+hindsight`` (half
 the groups also trained as hindsight groups), ``+entropy=X`` (the entropy bonus),
 ``+temperature=T`` (the learning rollouts' sampling temperature), ``+steps=S`` (episode
-steps), ``+groups=G`` (groups per update) or ``+lr=X``. ``--max-side 10`` keeps the tasks
-that fit a 10x10 canvas (quick ablations).
+steps), ``+groups=G`` (groups per update), ``+size=N`` (rollouts per group) or ``+lr=X``.
+``--max-side 10`` keeps the tasks that fit a 10x10 canvas (quick ablations).
 
 Per setting the table gives pass@2 by task; the tasks whose every demonstration pair the
 tuned policy solves greedily (leave-one-out), and the mean share of demonstrations so
@@ -32,6 +32,7 @@ from pathlib import Path
 EXTRAS = {
     "entropy": ("entropy_coef", float),
     "groups": ("batch_tasks", int),
+    "size": ("group_size", int),
     "lr": ("lr", float),
     "temperature": ("temperature", float),
     "steps": ("max_episode_steps", int),
@@ -55,7 +56,7 @@ def parse_setting(text: str) -> dict:
         else:
             raise ValueError(
                 f"setting {text!r}: use frozen or N, each optionally followed by +hindsight, "
-                "+entropy=X, +groups=G, +lr=X, +temperature=T, +steps=S"
+                "+entropy=X, +groups=G, +size=N, +lr=X, +temperature=T, +steps=S"
             )
     return arguments
 

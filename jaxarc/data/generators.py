@@ -12,16 +12,19 @@ Selection format: ``gen/easy`` and its four flood families are played with **poi
 actions (one ``FLOOD_c`` per changing region); ``rot180``, ``move``, ``flip`` and ``rotate``
 need **bbox** actions (they act on a rectangle). ``gen/medium`` mixes all eight families
 (played with bbox actions; a 1x1 box is a point), ``gen/geometric`` the four that act on a
-rectangle. Every family is also a source of its own
-(``gen/recolour``, ..., ``gen/rotate``). ``gen/ladder-1`` to ``gen/ladder-3`` (one cell to
-recolour, 4x4 canvas) and ``gen/ladder-4`` (``recolour`` on 5x5) are the generated rungs of
-the difficulty ladder (:mod:`jaxarc.data.ladder`), each with its own default canvas.
+rectangle. ``gen/reshape`` mixes ``crop`` and ``mirror_tile``
+(:mod:`jaxarc.data.shape_families`), whose output has another shape than the input (bbox
+actions, the clipboard and RESIZE). Every family is also a source of its own
+(``gen/recolour``, ..., ``gen/rotate``, ``gen/crop``, ``gen/mirror_tile``). ``gen/ladder-1``
+to ``gen/ladder-3`` (one cell to recolour, 4x4 canvas) and ``gen/ladder-4`` (``recolour``
+on 5x5) are the generated rungs of the difficulty ladder (:mod:`jaxarc.data.ladder`), each
+with its own default canvas.
 
 Generalisation: ``make_generator("gen/easy", canvas=(12, 12), min_side=10)`` draws grids of
 10 to 12 cells a side, sizes a policy trained on the 8x8 canvas never saw. With
 ``family_as_index=True`` a source returns the family's index (into ``families``) as the
 episode's task index (``ArcState.task_index``, never part of the observation), so an
-evaluation can score each family. :func:`oracle_actions` gives a shortest
+evaluation can score each family. :func:`oracle_actions` gives a short
 solution of an instance as bbox tuples ``(operation, r1, c1, r2, c2)`` (a 1x1 box is a
 point), SUBMIT last.
 """
@@ -34,22 +37,24 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Int32, PRNGKeyArray, PyTree
 
+from jaxarc.data import generator_families as same_shape
 from jaxarc.data.generator_families import (
-    ALL_FAMILIES,
     DRAW_PLANES,
     EASY_FAMILIES,
-    FAMILIES,
-    FAMILY_MIN_SIDE,
     GEOMETRIC_FAMILIES,
     MEDIUM_FAMILIES,
     MIN_CANVAS_SIDE,
     GeneratedPair,
     task_params_from_uniforms,
 )
+from jaxarc.data.shape_families import SHAPE_FAMILIES, SHAPE_FAMILY_MIN_SIDE
 from jaxarc.data.source import AbstractTaskSource, Task
 from jaxarc.grid import operation_ids as ops
 
 GENERATOR_PREFIX = "gen/"
+FAMILIES = {**same_shape.FAMILIES, **SHAPE_FAMILIES}  # each a gen/<name> source
+ALL_FAMILIES = {**same_shape.ALL_FAMILIES, **SHAPE_FAMILIES}  # and the ladder's one-cell ones
+FAMILY_MIN_SIDE = {**same_shape.FAMILY_MIN_SIDE, **SHAPE_FAMILY_MIN_SIDE}
 RETRIES = 2  # candidates drawn per pair; the first valid one is kept
 LADDER_ONE_CELL = (
     "mark_one",
@@ -164,6 +169,7 @@ MIXTURES: dict[str, tuple[str, ...]] = {
     "easy": EASY_FAMILIES,
     "medium": MEDIUM_FAMILIES,
     "geometric": GEOMETRIC_FAMILIES,
+    "reshape": tuple(SHAPE_FAMILIES),
     # the difficulty ladder's generated rungs (jaxarc.data.ladder), each on its own canvas
     "ladder-1": ("mark_one",),
     "ladder-2": ("recolour_cell_two",),
@@ -249,7 +255,9 @@ def _components(mask: np.ndarray) -> list[tuple[int, int]]:
 
 
 def oracle_actions(family: str, input_grid: np.ndarray, output_grid: np.ndarray) -> list[BboxTuple]:
-    """A shortest bbox action sequence turning ``input_grid`` into ``output_grid``.
+    """A bbox action sequence turning ``input_grid`` into ``output_grid``, as short as the
+    family's table says (:mod:`jaxarc.data.generator_families`,
+    :mod:`jaxarc.data.shape_families`).
 
     Grids are cropped (no ``-1`` padding). ``family`` names the rule that made the pair.
     """
@@ -280,4 +288,24 @@ def oracle_actions(family: str, input_grid: np.ndarray, output_grid: np.ndarray)
         else:
             op, steps = (ops.MOVE_RIGHT if d_col > 0 else ops.MOVE_LEFT), abs(d_col)
         return [(op, *whole)] * steps + [submit]
+    if family == "crop":
+        rows, cols = np.nonzero(inp)
+        r1, c1, r2, c2 = (int(x) for x in (rows.min(), cols.min(), rows.max(), cols.max()))
+        return [
+            (ops.COPY, r1, c1, r2, c2),
+            (ops.RESIZE, 0, 0, r2 - r1, c2 - c1),
+            (ops.PASTE, 0, 0, 0, 0),
+            submit,
+        ]
+    if family == "mirror_tile":
+        beside = out.shape[1] == 2 * w
+        r, c = (0, w) if beside else (h, 0)
+        out_h, out_w = out.shape
+        return [
+            (ops.COPY, *whole),
+            (ops.RESIZE, 0, 0, out_h - 1, out_w - 1),
+            (ops.PASTE, r, c, r, c),
+            (ops.FLIP_LR if beside else ops.FLIP_TB, r, c, out_h - 1, out_w - 1),
+            submit,
+        ]
     raise ValueError(f"no oracle for family {family!r}; known: {sorted(ALL_FAMILIES)}")
