@@ -11,6 +11,9 @@ the groups also trained as hindsight groups), ``+entropy=X`` (the entropy bonus)
 ``+temperature=T`` (the learning rollouts' sampling temperature), ``+steps=S`` (episode
 steps), ``+groups=G`` (groups per update), ``+size=N`` (rollouts per group) or ``+lr=X``.
 ``--max-side 10`` keeps the tasks that fit a 10x10 canvas (quick ablations).
+``--reachable REPORT --max-actions K`` keeps the tasks that a ``jaxarc solve`` search report
+solved with at most K actions (SUBMIT not counted): the tasks the policy's episodes can
+reach, which separates what learning finds from what the action space holds.
 
 Per setting the table gives pass@2 by task; the tasks whose every demonstration pair the
 tuned policy solves greedily (leave-one-out), and the mean share of demonstrations so
@@ -61,6 +64,17 @@ def parse_setting(text: str) -> dict:
     return arguments
 
 
+def reachable_tasks(report: Path, max_actions: int) -> set[str]:
+    """The tasks a search report solved, with a solution of at most ``max_actions`` actions."""
+    tasks = json.loads(report.read_text())["tasks"]
+    return {
+        task_id
+        for task_id, entry in tasks.items()
+        if entry.get("solved")
+        and any(len(solution) <= max_actions for solution in entry.get("solutions", []))
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", required=True)
@@ -69,6 +83,16 @@ def main() -> None:
     parser.add_argument("--settings", default="frozen,16")
     parser.add_argument(
         "--max-side", type=int, default=30, help="keep the tasks whose canvas is at most this"
+    )
+    parser.add_argument(
+        "--reachable",
+        type=Path,
+        default=None,
+        metavar="REPORT",
+        help="keep the tasks this search report (jaxarc solve's .report.json) solved",
+    )
+    parser.add_argument(
+        "--max-actions", type=int, default=3, help="with --reachable: the longest solution kept"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="a JSON file of the rows")
@@ -88,6 +112,9 @@ def main() -> None:
     bank = bank.subset(range(min(args.limit, bank.num_tasks)))
     problems = problems_from_bank(bank)
     kept = [i for i, p in enumerate(problems) if canvas_side(p) <= args.max_side]
+    if args.reachable is not None:
+        short = reachable_tasks(args.reachable, args.max_actions)
+        kept = [i for i in kept if problems[i].task_id in short]
     bank, problems = bank.subset(kept), [problems[i] for i in kept]
     rows = []
     for setting in args.settings.split(","):
@@ -120,9 +147,14 @@ def main() -> None:
             }
         )
         print(f"{setting}: {rows[-1]}", file=sys.stderr, flush=True)
+    reach = (
+        f", solved by {args.reachable.name} in at most {args.max_actions} actions"
+        if args.reachable is not None
+        else ""
+    )
     print(
         f"{args.source}, {len(problems)} of the first {args.limit} tasks (canvas at most "
-        f"{args.max_side}), checkpoint {path}, seed {args.seed}"
+        f"{args.max_side}{reach}), checkpoint {path}, seed {args.seed}"
     )
     print(
         "| setting | pass@2 by task | every demonstration solved | demonstrations solved "
