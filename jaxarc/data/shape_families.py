@@ -48,6 +48,23 @@ def _shifted(
     return jnp.where(inside, moved, 0)
 
 
+def _reshaped_pair(
+    grid: Int32[Array, "H W"],
+    out: Int32[Array, "H W"],
+    shape: Int32[Array, " 2"],
+    out_shape: Int32[Array, " 2"],
+    canvas: Canvas,
+) -> GeneratedPair:
+    """An always-valid pair whose output has its own shape (``-1`` outside each shape)."""
+    return GeneratedPair(
+        _finish(grid, canvas, shape),
+        _finish(out, canvas, out_shape),
+        shape,
+        out_shape,
+        jnp.asarray(True),
+    )
+
+
 def crop_pair(
     uniforms: Float32[Array, "K H W"], params: TaskParams, canvas: Canvas
 ) -> GeneratedPair:
@@ -64,14 +81,7 @@ def crop_pair(
     pattern = _asymmetric_pattern(draws, canvas, size, params.colours)
     rows, cols = _coords(canvas)
     pattern = jnp.where((rows < size[0]) & (cols < size[1]), pattern, 0)
-    grid = _shifted(pattern, canvas, corner)
-    return GeneratedPair(
-        _finish(grid, canvas, shape),
-        _finish(pattern, canvas, size),
-        shape,
-        size,
-        jnp.asarray(True),
-    )
+    return _reshaped_pair(_shifted(pattern, canvas, corner), pattern, shape, size, canvas)
 
 
 def mirror_tile_pair(
@@ -97,13 +107,7 @@ def mirror_tile_pair(
     src_r = jnp.where(beside | (rows < shape[0]), rows, out_shape[0] - 1 - rows)
     src_c = jnp.where(~beside | (cols < shape[1]), cols, out_shape[1] - 1 - cols)
     out = grid[jnp.clip(src_r, 0, canvas[0] - 1), jnp.clip(src_c, 0, canvas[1] - 1)]
-    return GeneratedPair(
-        _finish(grid, canvas, shape),
-        _finish(out, canvas, out_shape),
-        shape,
-        out_shape,
-        jnp.asarray(True),
-    )
+    return _reshaped_pair(grid, out, shape, out_shape, canvas)
 
 
 SHAPE_FAMILIES: dict[str, PairGenerator] = {
