@@ -1,6 +1,7 @@
 """gen/reshape (``crop`` and ``mirror_tile``, outputs of another shape than the input): each
 pair follows its rule (NumPy references), every instance is solved by its oracle through the
-real environment with bbox actions, and ``min_side`` is honoured."""
+real environment with bbox actions, ``min_side`` is honoured, and behaviour cloning (whose
+expert does not play them) is refused on them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxarc.agents.grpo.config import TrainConfig
 from jaxarc.data.generators import (
     generator_families,
     generator_names,
@@ -130,3 +132,14 @@ def test_min_side_draws_larger_grids_on_a_larger_canvas():
     # crop: both sides at least 9; mirror_tile: the side it does not double
     assert (shapes.max(axis=1) >= 9).all()
     assert (np.asarray(tasks.demo_output_shapes) <= 12).all()
+
+
+def test_behaviour_cloning_is_refused_on_the_families_its_expert_cannot_play():
+    with pytest.raises(ValueError, match="does not play crop, mirror_tile"):
+        TrainConfig.preset("medium").replace(source="gen/reshape")
+    with pytest.raises(ValueError, match="does not play crop "):
+        TrainConfig.preset("medium").replace(source="gen/crop")
+    # learning them from reward alone is allowed, and the check leaves other sources alone
+    assert TrainConfig.preset("rl", source="gen/reshape").bc_updates == 0
+    assert TrainConfig.preset("medium").replace(source="gen/reshape", bc_updates=0).bc_updates == 0
+    assert TrainConfig.preset("medium").replace(source="gen/medium").bc_updates == 400

@@ -15,6 +15,7 @@ from typing import Literal
 
 from jaxarc.agents.model.policy import PolicyConfig
 from jaxarc.data.generators import generator_canvas, generator_families
+from jaxarc.data.shape_families import SHAPE_FAMILIES
 from jaxarc.envs.config import (
     REWARD_DEFAULTS,
     JaxArcConfig,
@@ -49,6 +50,16 @@ EDITING_OPERATIONS: tuple[int, ...] = (
 # What gen/easy needs: the ten FLOOD_c and SUBMIT (11 operations). The agent still has to
 # infer from the demonstrations which cells to flood and with which of the ten colours.
 FLOOD_AND_SUBMIT: tuple[int, ...] = (*range(ops.FLOOD_0, ops.FLOOD_0 + 10), ops.SUBMIT)
+
+
+def _families_without_expert(source: str) -> tuple[str, ...]:
+    """The families of a ``gen/...`` source that the BC expert cannot solve (``()`` for
+    anything else; an unknown name is reported where the source is loaded)."""
+    try:
+        families = generator_families(source) if source.startswith("gen/") else ()
+    except ValueError:
+        return ()
+    return tuple(f for f in families if f in SHAPE_FAMILIES)
 
 
 def _positive(owner: str, **values: float) -> None:
@@ -222,6 +233,13 @@ class TrainConfig:
             self.env_config()
         except ValueError as err:
             raise ValueError(f"TrainConfig environment (canvas={self.canvas!r}): {err}") from None
+        unplayed = _families_without_expert(self.source) if self.bc_updates else ()
+        if unplayed:
+            raise ValueError(
+                f"TrainConfig.bc_updates={self.bc_updates}: the behaviour-cloning expert does not "
+                f"play {', '.join(unplayed)} (outputs of another shape) in {self.source}; "
+                "set bc_updates=0 to learn them from reward"
+            )
 
     @property
     def hindsight_groups(self) -> int:
