@@ -1,4 +1,5 @@
-"""Small builders shared by the environment tests: hand-made tasks and banks."""
+"""Small builders shared by the environment tests: hand-made tasks and banks, grids cut to
+their shape, and batches of episodes played from bbox plans."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import numpy as np
 
 from jaxarc.data.bank import TaskBank, TaskIds
 from jaxarc.data.source import Task
+from jaxarc.envs import BboxAction
+from jaxarc.envs.functional import batch_step
+from jaxarc.grid import operation_ids as ops
 
 
 def pad(grid, canvas: tuple[int, int]) -> np.ndarray:
@@ -14,6 +18,22 @@ def pad(grid, canvas: tuple[int, int]) -> np.ndarray:
     out = np.full(canvas, -1, dtype=np.int8)
     out[: grid.shape[0], : grid.shape[1]] = grid
     return out
+
+
+def crop(grid, shape) -> np.ndarray:
+    """``grid`` (a padded canvas) cut to its ``(rows, cols)``."""
+    return np.asarray(grid)[: int(shape[0]), : int(shape[1])]
+
+
+def play_bbox_plans(states, plans: list[list[tuple[int, ...]]], config):
+    """``(states, info)`` after each episode of the batch plays its plan of bbox tuples
+    ``(operation, r1, c1, r2, c2)`` (SUBMIT once its plan is done)."""
+    submit = (ops.SUBMIT, 0, 0, 0, 0)
+    for t in range(max(len(p) for p in plans)):
+        rows = np.array([p[t] if t < len(p) else submit for p in plans], dtype=np.int32)
+        action = BboxAction(*(jnp.asarray(rows[:, k]) for k in range(5)))
+        states, _, _, _, info = batch_step(states, action, config)
+    return states, info
 
 
 def make_task(demos, tests, canvas=(6, 6), max_demos=None) -> Task:

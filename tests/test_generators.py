@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from env_helpers import crop
 
 from jaxarc.data import TaskBank, TaskIds
 from jaxarc.data.bank import TASK_ARRAY_FIELDS
@@ -63,10 +64,6 @@ def bank(easy_tasks, one_edit_tasks) -> TaskBank:
     arrays = {f: getattr(both, f) for f in TASK_ARRAY_FIELDS}
     count = int(both.num_demos.shape[0])
     return TaskBank(**arrays, task_ids=TaskIds([f"gen-{i}" for i in range(count)]), name="gen")
-
-
-def _crop(grid, shape) -> np.ndarray:
-    return np.asarray(grid)[: int(shape[0]), : int(shape[1])]
 
 
 def test_names_and_bad_name():
@@ -125,8 +122,8 @@ def test_pairs_of_a_task_share_the_rule(easy_tasks):
         family = EASY_FAMILIES[int(families[index])]
         lengths = set()
         for p in range(4):
-            inp = _crop(task.demo_inputs[index, p], task.demo_input_shapes[index, p])
-            out = _crop(task.demo_outputs[index, p], task.demo_output_shapes[index, p])
+            inp = crop(task.demo_inputs[index, p], task.demo_input_shapes[index, p])
+            out = crop(task.demo_outputs[index, p], task.demo_output_shapes[index, p])
             lengths.add(len(oracle_actions(family, inp, out)))
         assert lengths == {3}, (family, lengths)
 
@@ -158,8 +155,8 @@ def test_oracle_solves_through_the_env(easy_tasks, one_edit_tasks, bank):
     plans = []
     for (task, families), source in ((easy_tasks, EASY), (one_edit_tasks, ONE_EDIT)):
         for i in range(int(families.shape[0])):
-            inp = _crop(task.test_inputs[i, 0], task.test_input_shapes[i, 0])
-            out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
+            inp = crop(task.test_inputs[i, 0], task.test_input_shapes[i, 0])
+            out = crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
             plans.append(oracle_actions(source.families[int(families[i])], inp, out))
     success, steps = _play(bank, plans)
     assert success.all()

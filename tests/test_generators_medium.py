@@ -6,9 +6,9 @@ minimum grid side give grid sizes never seen on the 8x8 training canvas."""
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
+from env_helpers import crop, play_bbox_plans
 
 from jaxarc.data.generator_families import EASY_FAMILIES, GEOMETRIC_FAMILIES, MEDIUM_FAMILIES
 from jaxarc.data.generators import (
@@ -18,10 +18,9 @@ from jaxarc.data.generators import (
     make_generator,
     oracle_actions,
 )
-from jaxarc.envs import BboxAction, EnvironmentConfig, JaxArcConfig, UnifiedActionConfig
+from jaxarc.envs import EnvironmentConfig, JaxArcConfig, UnifiedActionConfig
 from jaxarc.envs import UnifiedDatasetConfig as DatasetConfig
-from jaxarc.envs.functional import batch_reset, batch_step
-from jaxarc.grid import operation_ids as ops
+from jaxarc.envs.functional import batch_reset
 
 CANVAS = (8, 8)
 NUM_TASKS = 48
@@ -31,20 +30,6 @@ EVAL_CONFIG = JaxArcConfig(  # bbox actions, every operation allowed (the medium
     dataset=DatasetConfig(*CANVAS),
     action=UnifiedActionConfig(selection_format="bbox", allowed_operations=None),
 )
-
-
-def _crop(grid, shape) -> np.ndarray:
-    return np.asarray(grid)[: int(shape[0]), : int(shape[1])]
-
-
-def _play(states, plans: list[list[tuple[int, ...]]]):
-    """``(states, info)`` after each episode plays its plan of bbox tuples (SUBMIT once done)."""
-    submit = (ops.SUBMIT, 0, 0, 0, 0)
-    for t in range(max(len(p) for p in plans)):
-        rows = np.array([p[t] if t < len(p) else submit for p in plans], dtype=np.int32)
-        action = BboxAction(*(jnp.asarray(rows[:, k]) for k in range(5)))
-        states, _, _, _, info = batch_step(states, action, EVAL_CONFIG)
-    return states, info
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +63,10 @@ def test_gen_geometric_mixes_the_four_rectangle_families_and_no_other():
     task = jax.device_get(states.episode_store)
     plans = []  # each a task of its family: its family's oracle solves it in the environment
     for i in range(len(keys)):
-        inp = _crop(obs.input_grid[i], obs.input_shape[i])
-        out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
+        inp = crop(obs.input_grid[i], obs.input_shape[i])
+        out = crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
         plans.append(oracle_actions(GEOMETRIC_FAMILIES[families[i]], inp, out))
-    states, info = _play(states, plans)
+    states, info = play_bbox_plans(states, plans, EVAL_CONFIG)
     assert np.asarray(info["success"]).all()
 
 
@@ -92,15 +77,15 @@ def test_oracle_solves_every_medium_instance_with_bbox_actions(medium_episodes):
     task = jax.device_get(states.episode_store)  # a generator's state keeps its task
     plans = []
     for i in range(NUM_TASKS):
-        inp = _crop(obs.input_grid[i], obs.input_shape[i])
+        inp = crop(obs.input_grid[i], obs.input_shape[i])
         np.testing.assert_array_equal(
-            _crop(task.test_inputs[i, 0], task.test_input_shapes[i, 0]), inp
+            crop(task.test_inputs[i, 0], task.test_input_shapes[i, 0]), inp
         )
         # the target of an eval episode is the task's test output (never observed)
-        out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
+        out = crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
         plans.append(oracle_actions(MEDIUM_FAMILIES[families[i]], inp, out))
     assert max(len(p) for p in plans) <= EVAL_CONFIG.environment.max_episode_steps
-    states, info = _play(states, plans)
+    states, info = play_bbox_plans(states, plans, EVAL_CONFIG)
     assert np.asarray(info["success"]).all()
     np.testing.assert_array_equal(np.asarray(states.step_count), [len(p) for p in plans])
 

@@ -6,9 +6,9 @@ expert does not play them) is refused on them."""
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
+from env_helpers import crop, play_bbox_plans
 
 from jaxarc.agents.grpo.config import TrainConfig
 from jaxarc.data.generators import (
@@ -18,10 +18,9 @@ from jaxarc.data.generators import (
     oracle_actions,
 )
 from jaxarc.data.shape_families import SHAPE_FAMILIES
-from jaxarc.envs import BboxAction, EnvironmentConfig, JaxArcConfig, UnifiedActionConfig
+from jaxarc.envs import EnvironmentConfig, JaxArcConfig, UnifiedActionConfig
 from jaxarc.envs import UnifiedDatasetConfig as DatasetConfig
-from jaxarc.envs.functional import batch_reset, batch_step
-from jaxarc.grid import operation_ids as ops
+from jaxarc.envs.functional import batch_reset
 
 CANVAS = (8, 8)
 NUM_TASKS = 64
@@ -31,10 +30,6 @@ EVAL_CONFIG = JaxArcConfig(
     dataset=DatasetConfig(*CANVAS),
     action=UnifiedActionConfig(selection_format="bbox", allowed_operations=None),
 )
-
-
-def _crop(grid, shape) -> np.ndarray:
-    return np.asarray(grid)[: int(shape[0]), : int(shape[1])]
 
 
 def _content_box(grid: np.ndarray) -> np.ndarray:
@@ -57,7 +52,7 @@ def _pairs(tasks, i: int):
         grids = [getattr(tasks, f"{kind}_{side}s")[i] for side in ("input", "output")]
         shapes = [getattr(tasks, f"{kind}_{side}_shapes")[i] for side in ("input", "output")]
         for inp, out, in_shape, out_shape in zip(*grids, *shapes, strict=True):
-            pairs.append((_crop(inp, in_shape), _crop(out, out_shape)))
+            pairs.append((crop(inp, in_shape), crop(out, out_shape)))
     return pairs
 
 
@@ -110,15 +105,11 @@ def test_oracle_solves_every_reshape_instance_with_bbox_actions():
     task = jax.device_get(states.episode_store)
     plans = []
     for i in range(NUM_TASKS):
-        inp = _crop(obs.input_grid[i], obs.input_shape[i])
-        out = _crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
+        inp = crop(obs.input_grid[i], obs.input_shape[i])
+        out = crop(task.test_outputs[i, 0], task.test_output_shapes[i, 0])
         plans.append(oracle_actions(RESHAPE.families[families[i]], inp, out))
     assert {len(p) for p in plans} == {4, 5}  # crop: 4 actions, mirror_tile: 5, SUBMIT included
-    submit = (ops.SUBMIT, 0, 0, 0, 0)
-    for t in range(5):
-        rows = np.array([p[t] if t < len(p) else submit for p in plans], dtype=np.int32)
-        action = BboxAction(*(jnp.asarray(rows[:, k]) for k in range(5)))
-        states, _, _, _, info = batch_step(states, action, EVAL_CONFIG)
+    states, info = play_bbox_plans(states, plans, EVAL_CONFIG)
     assert np.asarray(info["success"]).all()
     np.testing.assert_array_equal(np.asarray(states.step_count), [len(p) for p in plans])
 
