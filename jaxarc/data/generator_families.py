@@ -209,18 +209,34 @@ def place_rectangle(
     return rect & placed, placed
 
 
+def read_cells(
+    grid: Int32[Array, "H W"], src_r: Int32[Array, "H W"], src_c: Int32[Array, "H W"]
+) -> Int32[Array, "H W"]:
+    """Each cell of the result read from ``grid`` at ``(src_r, src_c)``, clipped to the canvas
+    (the caller masks what lies outside its grid)."""
+    height, width = grid.shape
+    return grid[jnp.clip(src_r, 0, height - 1), jnp.clip(src_c, 0, width - 1)]
+
+
+def shift_by(
+    grid: Int32[Array, "H W"], d_row: Int32[Array, ""], d_col: Int32[Array, ""]
+) -> Int32[Array, "H W"]:
+    """Content moved ``d_row`` cells down and ``d_col`` right (negative: up, left); vacated
+    cells become 0."""
+    canvas = grid.shape
+    rows, cols = _coords(canvas)
+    src_r, src_c = rows - d_row, cols - d_col
+    inside = (src_r >= 0) & (src_r < canvas[0]) & (src_c >= 0) & (src_c < canvas[1])
+    return jnp.where(inside, read_cells(grid, src_r, src_c), 0)
+
+
 def shift_grid(
     grid: Int32[Array, "H W"], direction: Int32[Array, ""], steps: int
 ) -> Int32[Array, "H W"]:
     """Content shifted ``steps`` cells (0 up, 1 down, 2 left, 3 right); vacated cells become 0."""
-    canvas = grid.shape
-    rows, cols = _coords(canvas)
     d_row = jnp.array([-1, 1, 0, 0], dtype=jnp.int32)[direction] * steps
     d_col = jnp.array([0, 0, -1, 1], dtype=jnp.int32)[direction] * steps
-    src_r, src_c = rows - d_row, cols - d_col
-    inside = (src_r >= 0) & (src_r < canvas[0]) & (src_c >= 0) & (src_c < canvas[1])
-    moved = grid[jnp.clip(src_r, 0, canvas[0] - 1), jnp.clip(src_c, 0, canvas[1] - 1)]
-    return jnp.where(inside, moved, 0)
+    return shift_by(grid, d_row, d_col)
 
 
 # ---------------------------------------------------------------- families
@@ -234,9 +250,7 @@ def rot180_pair(
     shape = _random_size(draws, 3, canvas, params)
     grid = _asymmetric_pattern(draws, canvas, shape, params.colours)
     rows, cols = _coords(canvas)
-    src_r = jnp.clip(shape[0] - 1 - rows, 0, canvas[0] - 1)
-    src_c = jnp.clip(shape[1] - 1 - cols, 0, canvas[1] - 1)
-    out = grid[src_r, src_c]
+    out = read_cells(grid, shape[0] - 1 - rows, shape[1] - 1 - cols)
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
@@ -251,7 +265,7 @@ def flip_pair(
     left_right = params.direction % 2 == 0
     src_r = jnp.where(left_right, rows, shape[0] - 1 - rows)
     src_c = jnp.where(left_right, shape[1] - 1 - cols, cols)
-    out = grid[jnp.clip(src_r, 0, canvas[0] - 1), jnp.clip(src_c, 0, canvas[1] - 1)]
+    out = read_cells(grid, src_r, src_c)
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 
@@ -267,7 +281,7 @@ def rotate_pair(
     clockwise = params.direction % 2 == 0
     src_r = jnp.where(clockwise, side - 1 - cols, cols)
     src_c = jnp.where(clockwise, rows, side - 1 - rows)
-    out = grid[jnp.clip(src_r, 0, canvas[0] - 1), jnp.clip(src_c, 0, canvas[1] - 1)]
+    out = read_cells(grid, src_r, src_c)
     return _pair(_finish(grid, canvas, shape), _finish(out, canvas, shape), shape, True)
 
 

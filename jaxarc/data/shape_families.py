@@ -34,18 +34,9 @@ from jaxarc.data.generator_families import (
     _coords,
     _finish,
     _random_size,
+    read_cells,
+    shift_by,
 )
-
-
-def _shifted(
-    grid: Int32[Array, "H W"], canvas: Canvas, offset: Int32[Array, " 2"]
-) -> Int32[Array, "H W"]:
-    """``grid`` moved ``offset`` cells down and right (0 where nothing lands)."""
-    rows, cols = _coords(canvas)
-    src_r, src_c = rows - offset[0], cols - offset[1]
-    inside = (src_r >= 0) & (src_c >= 0)
-    moved = grid[jnp.clip(src_r, 0, canvas[0] - 1), jnp.clip(src_c, 0, canvas[1] - 1)]
-    return jnp.where(inside, moved, 0)
 
 
 def _reshaped_pair(
@@ -81,7 +72,7 @@ def crop_pair(
     pattern = _asymmetric_pattern(draws, canvas, size, params.colours)
     rows, cols = _coords(canvas)
     pattern = jnp.where((rows < size[0]) & (cols < size[1]), pattern, 0)
-    return _reshaped_pair(_shifted(pattern, canvas, corner), pattern, shape, size, canvas)
+    return _reshaped_pair(shift_by(pattern, *corner), pattern, shape, size, canvas)
 
 
 def mirror_tile_pair(
@@ -106,7 +97,7 @@ def mirror_tile_pair(
     # the mirrored half reads the input from the far edge of the output
     src_r = jnp.where(beside | (rows < shape[0]), rows, out_shape[0] - 1 - rows)
     src_c = jnp.where(~beside | (cols < shape[1]), cols, out_shape[1] - 1 - cols)
-    out = grid[jnp.clip(src_r, 0, canvas[0] - 1), jnp.clip(src_c, 0, canvas[1] - 1)]
+    out = read_cells(grid, src_r, src_c)
     return _reshaped_pair(grid, out, shape, out_shape, canvas)
 
 
