@@ -421,6 +421,44 @@ def test_each_problem_plays_on_the_smallest_canvas_that_holds_its_grids() -> Non
         assert canvas_side(_problem("t", *grids)) == side
 
 
+def test_tasks_learn_in_banks_of_one_canvas_and_a_similar_number_of_demonstrations() -> None:
+    """A bank pads every task to its largest number of pairs, so a task with many does not
+    share a bank with tasks of few: classes up to 3, 4, 6, 10 pairs, then each count alone;
+    the canvas splits them too, and each bank keeps its tasks' order."""
+    from jaxarc.solve.test_time import bank_groups, demo_count
+
+    rng = np.random.default_rng(4)
+
+    def task(name: str, demos: int, shape=(3, 4)) -> Problem:
+        inputs = _grids(rng, demos, shape)
+        return _problem(name, inputs, inputs, _grids(rng, 1, shape))
+
+    counts = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
+    classes = [demo_count(task("t", n)) for n in counts]
+    assert classes == [3, 3, 3, 4, 6, 6, 10, 10, 11, 12]
+    problems = [
+        task("a2", 2),
+        task("b6", 6),
+        task("c3", 3),
+        task("d11", 11),
+        task("e5", 5),
+        task("f4", 4),
+        task("g3-big", 3, (12, 12)),
+        task("h7", 7),
+        task("i12", 12),
+    ]
+    groups = [(side, [p.task_id for p in members]) for side, members in bank_groups(problems)]
+    assert groups == [
+        (10, ["a2", "c3"]),
+        (10, ["f4"]),
+        (10, ["b6", "e5"]),
+        (10, ["h7"]),
+        (10, ["d11"]),
+        (10, ["i12"]),
+        (15, ["g3-big"]),
+    ]
+
+
 def test_test_time_config_sets_the_learning_run_and_refuses_nonsense() -> None:
     """Every setting reaches the training configuration it makes (``None`` keeps the
     checkpoint's), and each bad value is refused by name."""

@@ -12,12 +12,17 @@ two attempts.
 Tasks are trained ``tasks_at_once`` at a time: the per-task policies and optimiser states
 are stacked on a leading slot axis and the update is vmapped over it, every slot playing
 its own task of one bank. The bank (the problems, no test output) is closed over, and the
-slot's task index is the traced input that selects its task, so a bank compiles two
-programs, the update and the attempts, whatever its number of tasks.
+slot's task index is the traced input that selects its task, so a bank compiles three
+programs, the update, the attempts and the replay of the demonstrations, whatever its
+number of tasks.
 
 The problems are played on the smallest canvas of :data:`CANVAS_SIDES` that holds every
-grid they show (one bank and two programs per canvas used): most ARC tasks fit 10x10 or
-15x15, where a step costs a fraction of the 30x30 one.
+grid they show, in one bank per canvas and class of demonstration count (up to 3 pairs, 4,
+6, 10, then each count alone: :data:`DEMO_COUNTS`), since a bank pads every task to its
+largest number of pairs. Both matter to speed: most ARC tasks fit 10x10 or 15x15, where a
+step costs a fraction of the 30x30 one; and a learned in-context predictor compares every
+pair with every other, so on a 30x30 canvas an update of a bank padded to 6 pairs costs
+several times one padded to 3 (one task with 6 pairs would slow every task of its canvas).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from jaxarc.solve.problem import Problem
 
 Attempts = dict[str, list[tuple[np.ndarray, np.ndarray]]]
 CANVAS_SIDES = (10, 15, 20, 30)
+DEMO_COUNTS = (3, 4, 6, 10)  # classes of demonstration count (beyond 10: each count alone)
 
 
 def canvas_side(problem: Problem) -> int:
@@ -55,6 +61,23 @@ def canvas_side(problem: Problem) -> int:
     grids = (*problem.demo_inputs, *problem.demo_outputs, *problem.test_inputs)
     largest = max(max(g.shape) for g in grids)
     return next(side for side in CANVAS_SIDES if side >= largest)
+
+
+def demo_count(problem: Problem) -> int:
+    """The class of ``problem``'s number of demonstration pairs: the first of
+    :data:`DEMO_COUNTS` that holds it, or the number itself beyond them. Tasks of one canvas
+    and class share a bank."""
+    return next((n for n in DEMO_COUNTS if n >= problem.num_demos), problem.num_demos)
+
+
+def bank_groups(problems: list[Problem]) -> list[tuple[int, list[Problem]]]:
+    """``problems`` grouped into banks, as ``(canvas side, members)`` in the order they are
+    learned: one bank per canvas side and class of demonstration count (:func:`demo_count`),
+    each keeping its members' order."""
+    banks: dict[tuple[int, int], list[Problem]] = {}
+    for problem in problems:
+        banks.setdefault((canvas_side(problem), demo_count(problem)), []).append(problem)
+    return [(side, members) for (side, _), members in sorted(banks.items())]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,13 +190,10 @@ def attempts_after_test_time_rl(
     (each played leave-one-out, as in learning); and (with updates) ``train_success``, the
     success rate of the last update's rollouts on the demonstrations (sampled, at the
     learning's temperature), and ``train_return``, their mean return."""
-    by_side: dict[int, list[Problem]] = {}
-    for problem in problems:
-        by_side.setdefault(canvas_side(problem), []).append(problem)
     attempts: Attempts = {}
     infos: dict[str, dict[str, Any]] = {}
     done = 0
-    for side, members in sorted(by_side.items()):
+    for side, members in bank_groups(problems):
 
         def report(k: int, _total: int, offset: int = done) -> None:
             if progress is not None:
