@@ -459,6 +459,64 @@ def test_tasks_learn_in_banks_of_one_canvas_and_a_similar_number_of_demonstratio
     ]
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="counts Linux memory mappings")
+def test_test_time_rl_holds_one_bank_s_programs_at_a_time() -> None:
+    """Compiled programs hold thousands of memory mappings, and a process may hold about
+    65,000: a run of many banks (the ARC-AGI-1 evaluation set has 14) must free each bank's
+    programs before the next, or its last banks fail to compile. Without that, a bank of
+    this tiny policy adds some 3,700 mappings."""
+    import jax
+
+    from jaxarc.agents import GRPOConfig, TrainConfig, make_train
+    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT
+    from jaxarc.agents.model.policy import PolicyConfig
+    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl, bank_groups
+
+    config = TrainConfig(
+        source="gen/easy",
+        canvas=30,
+        selection_format="point",
+        allowed_operations=FLOOD_AND_SUBMIT,
+        batch_tasks=2,
+        group_size=2,
+        max_episode_steps=2,
+        num_updates=1,
+        eval_tasks=2,
+        grpo=GRPOConfig(advantage="process", epochs=1, minibatches=1, beta=0.0),
+        policy=PolicyConfig(
+            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+        ),
+    )
+    init, _ = make_train(config)
+    policy = init(jax.random.key(0)).policy
+    rng = np.random.default_rng(5)
+
+    def task(name: str, demos: int) -> Problem:
+        inputs = _grids(rng, demos)
+        return _problem(name, inputs, inputs, _grids(rng, 1))
+
+    problems = [task("three", 3), task("four", 4)]
+    assert len(bank_groups(problems)) == 2
+    counts = []  # the mappings at each bank's start and at the end
+
+    def progress(_done: int, _total: int) -> None:
+        with open("/proc/self/maps") as maps:
+            counts.append(sum(1 for _ in maps))
+
+    attempts, _ = attempts_after_test_time_rl(
+        policy,
+        config,
+        problems,
+        TestTimeConfig(updates=1),
+        key=jax.random.key(0),
+        progress=progress,
+    )
+    assert set(attempts) == {"three", "four"} and len(counts) == 3
+    # the second bank starts after the first one's programs were freed, and frees its own
+    assert counts[2] - counts[1] < 1_000, counts
+
+
 def test_test_time_config_sets_the_learning_run_and_refuses_nonsense() -> None:
     """Every setting reaches the training configuration it makes (``None`` keeps the
     checkpoint's), and each bad value is refused by name."""

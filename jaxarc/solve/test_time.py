@@ -189,7 +189,9 @@ def attempts_after_test_time_rl(
     ``demos_solved``, the share of its demonstration pairs the tuned policy solves greedily
     (each played leave-one-out, as in learning); and (with updates) ``train_success``, the
     success rate of the last update's rollouts on the demonstrations (sampled, at the
-    learning's temperature), and ``train_return``, their mean return."""
+    learning's temperature), and ``train_return``, their mean return. It clears JAX's
+    caches after each bank (:func:`bank_groups`), so that a long run holds one bank's
+    programs at a time."""
     attempts: Attempts = {}
     infos: dict[str, dict[str, Any]] = {}
     done = 0
@@ -201,6 +203,11 @@ def attempts_after_test_time_rl(
 
         key, bank_key = jax.random.split(key)
         made, info = _attempts_on_canvas(policy, trained, members, tt, side, bank_key, report)
+        # Each bank's programs would stay in JAX's caches with their executables' memory
+        # mappings (thousands a bank), and a process may hold only about 65,000: a set of
+        # many banks would fail to compile its last ones. Clearing the caches frees them
+        # (and makes the caller's own jitted functions compile again on their next call).
+        jax.clear_caches()
         attempts.update(made)
         infos.update({t: {"canvas": side, **i} for t, i in info.items()})
         done += len(members)
