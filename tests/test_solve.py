@@ -300,6 +300,30 @@ def test_policy_method_plays_a_checkpoint_and_refuses_another_action_format(
     _bad_input(tmp_path, capsys, argv, "cannot load")
 
 
+def _tiny_train_config(source: str, **overrides):
+    """A tiny policy's training configuration (flood and submit, point actions, 30x30)."""
+    from jaxarc.agents import GRPOConfig, TrainConfig
+    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT
+    from jaxarc.agents.model.policy import PolicyConfig
+
+    return TrainConfig(
+        source=source,
+        canvas=30,
+        selection_format="point",
+        allowed_operations=FLOOD_AND_SUBMIT,
+        batch_tasks=2,
+        group_size=2,
+        max_episode_steps=2,
+        num_updates=1,
+        eval_tasks=2,
+        grpo=GRPOConfig(advantage="process", epochs=1, minibatches=1, beta=0.0),
+        policy=PolicyConfig(
+            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
+        ),
+        **overrides,
+    )
+
+
 def _fill_tasks(kind: str = "true") -> dict:
     """Two tasks a tiny untrained policy fails and a few test-time updates teach: every grid
     is one colour, and the output is the same grid in the task's colour (3, then 6): one
@@ -328,9 +352,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     budget below one update is refused in one line."""
     import jax
 
-    from jaxarc.agents import GRPOConfig, TrainConfig, make_train
-    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT
-    from jaxarc.agents.model.policy import PolicyConfig
+    from jaxarc.agents import make_train
     from jaxarc.agents.run.checkpoint import save_checkpoint
     from jaxarc.agents.run.evaluate import load_trained_policy
     from jaxarc.cli.solve import TEST_TIME_UPDATES
@@ -340,23 +362,8 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl
 
     source = _write_dir(tmp_path / "tasks", _fill_tasks())
-    config = TrainConfig(
-        source=str(source),
-        canvas=30,
-        selection_format="point",
-        allowed_operations=FLOOD_AND_SUBMIT,
-        batch_tasks=2,
-        group_size=2,
-        max_episode_steps=2,
-        failed_submit_penalty=0.0,
-        similarity_weight=1.0,
-        lr=3e-3,
-        num_updates=1,
-        eval_tasks=2,
-        grpo=GRPOConfig(advantage="process", epochs=1, minibatches=1, beta=0.0),
-        policy=PolicyConfig(
-            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
-        ),
+    config = _tiny_train_config(
+        str(source), failed_submit_penalty=0.0, similarity_weight=1.0, lr=3e-3
     )
     init, _ = make_train(config)
     save_checkpoint(tmp_path / "run" / "checkpoints", 0, init(jax.random.key(0)), config)
@@ -468,26 +475,10 @@ def test_test_time_rl_holds_one_bank_s_programs_at_a_time() -> None:
     this tiny policy adds some 3,700 mappings."""
     import jax
 
-    from jaxarc.agents import GRPOConfig, TrainConfig, make_train
-    from jaxarc.agents.grpo.config import FLOOD_AND_SUBMIT
-    from jaxarc.agents.model.policy import PolicyConfig
+    from jaxarc.agents import make_train
     from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl, bank_groups
 
-    config = TrainConfig(
-        source="gen/easy",
-        canvas=30,
-        selection_format="point",
-        allowed_operations=FLOOD_AND_SUBMIT,
-        batch_tasks=2,
-        group_size=2,
-        max_episode_steps=2,
-        num_updates=1,
-        eval_tasks=2,
-        grpo=GRPOConfig(advantage="process", epochs=1, minibatches=1, beta=0.0),
-        policy=PolicyConfig(
-            channels=4, trunk_layers=1, pair_channels=4, context_size=8, head_hidden=8
-        ),
-    )
+    config = _tiny_train_config("gen/easy")
     init, _ = make_train(config)
     policy = init(jax.random.key(0)).policy
     rng = np.random.default_rng(5)
