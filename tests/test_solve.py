@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -27,6 +28,12 @@ def _grids(rng: np.random.Generator, count: int, shape=(3, 4)) -> list[np.ndarra
 
 def _problem(name: str, inputs, outputs, tests) -> Problem:
     return Problem(name, tuple(inputs), tuple(outputs), tuple(tests))
+
+
+def _identity_task(rng: np.random.Generator, name: str, demos: int, shape=(3, 4)) -> Problem:
+    """A task of ``demos`` random pairs whose output is the input, and one test input."""
+    inputs = _grids(rng, demos, shape)
+    return _problem(name, inputs, inputs, _grids(rng, 1, shape))
 
 
 @pytest.mark.slow  # the module's first test: it compiles the search and the replay (~25 s)
@@ -435,10 +442,7 @@ def test_tasks_learn_in_banks_of_one_canvas_and_a_similar_number_of_demonstratio
     from jaxarc.solve.test_time import bank_groups, demo_count
 
     rng = np.random.default_rng(4)
-
-    def task(name: str, demos: int, shape=(3, 4)) -> Problem:
-        inputs = _grids(rng, demos, shape)
-        return _problem(name, inputs, inputs, _grids(rng, 1, shape))
+    task = functools.partial(_identity_task, rng)
 
     counts = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
     classes = [demo_count(task("t", n)) for n in counts]
@@ -482,12 +486,7 @@ def test_test_time_rl_holds_one_bank_s_programs_at_a_time() -> None:
     init, _ = make_train(config)
     policy = init(jax.random.key(0)).policy
     rng = np.random.default_rng(5)
-
-    def task(name: str, demos: int) -> Problem:
-        inputs = _grids(rng, demos)
-        return _problem(name, inputs, inputs, _grids(rng, 1))
-
-    problems = [task("three", 3), task("four", 4)]
+    problems = [_identity_task(rng, "three", 3), _identity_task(rng, "four", 4)]
     assert len(bank_groups(problems)) == 2
     counts = []  # the mappings at each bank's start and at the end
 
