@@ -9,12 +9,16 @@ The submission is written atomically, after every task is solved and the result 
 on any error nothing is written. Where the
 source knows its test outputs the run scores itself (pass@2 by task) and a report with one
 entry per task is written beside the submission (``<out>`` with ``.report.json``).
+Test-time RL keeps each task it finishes in ``<out>`` with ``.progress.jsonl``
+(:mod:`jaxarc.solve.progress_log`) until the submission is written: the same command after
+a stop resumes from them, with the submission an uninterrupted run would have written.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -156,13 +160,28 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
                 f"{config.max_episode_steps} steps); give at least that"
             )
         tt = dataclasses.replace(tt, updates=args.budget.steps // per_update)
+    log, finished = _open_progress_log(args, problems, path, tt)
+    if finished and progress.enabled:
+        print(
+            f"resuming: {len(finished)} of {len(problems)} tasks were finished by a stopped "
+            f"run of this command ({log.path})",
+            file=sys.stderr,
+        )
     try:
         attempts, infos = attempts_after_test_time_rl(
-            policy, config, problems, tt, key=jax.random.key(args.seed), progress=progress
+            policy,
+            config,
+            problems,
+            tt,
+            key=jax.random.key(args.seed),
+            progress=progress,
+            finished=finished,
+            on_finished=log.record if log is not None else None,
         )
     except EvaluationError as err:
         raise CLIError(str(err)) from None
     info = {
+        "resumed_tasks": sum(t in finished for t in attempts),
         "checkpoint": str(path),
         "max_episode_steps": int(config.max_episode_steps),
         "test_time_updates": tt.updates,
@@ -170,6 +189,41 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
         "tasks_at_once": tt.tasks_at_once,
     }
     return attempts, infos, info
+
+
+def progress_log_path(out: Path) -> Path:
+    """Where a test-time RL run keeps its finished tasks until its submission is written."""
+    return out.with_suffix(".progress.jsonl")
+
+
+def _open_progress_log(args: argparse.Namespace, problems: list, checkpoint: Path, tt: Any):
+    """``(log, finished tasks)``; ``(None, {})`` in a run of several processes (each would
+    need the log; such a run does not resume)."""
+    import jax
+
+    from jaxarc import __version__
+    from jaxarc.solve.progress_log import (
+        ProgressLog,
+        ProgressLogError,
+        directory_digest,
+        problems_digest,
+    )
+
+    if jax.process_count() > 1:
+        return None, {}
+    header = {
+        "method": args.method,
+        "tasks_sha256": problems_digest(problems)[:16],
+        "checkpoint_sha256": directory_digest(checkpoint)[:16],
+        "seed": args.seed,
+        "test_time_updates": tt.updates,
+        "tasks_at_once": tt.tasks_at_once,
+        "jaxarc": __version__,
+    }
+    try:
+        return ProgressLog.open(progress_log_path(args.out), header)
+    except ProgressLogError as err:
+        raise CLIError(str(err)) from None
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -227,6 +281,7 @@ def run_solve(args: argparse.Namespace) -> int:
     validate_submission(submission, {p.task_id: p.num_tests for p in problems})
     seconds = time.perf_counter() - start
     score = score_submission(submission, known_test_outputs(bank))
+    learned = len(problems) - run_info.get("resumed_tasks", 0)  # (by this process)
     report = {
         "source": args.source,
         "method": args.method,
@@ -235,7 +290,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "num_tasks": len(problems),
         "wall_seconds": round(seconds, 1),
-        **clock.speed(seconds, len(problems), _learning_steps(run_info, len(problems))),
+        **clock.speed(seconds, learned, _learning_steps(run_info, learned)),
         **run_info,
         **{k: v for k, v in score.items() if k != "tasks"},
         "tasks": {
@@ -254,6 +309,7 @@ def run_solve(args: argparse.Namespace) -> int:
         except BaseException:
             args.out.unlink(missing_ok=True)  # both files or neither
             raise
+        progress_log_path(args.out).unlink(missing_ok=True)  # (its tasks are in the two)
         print(solve_summary(report))
         print(f"submission: {args.out}\nreport: {report_path}")
     return 0

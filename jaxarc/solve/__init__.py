@@ -8,6 +8,8 @@
 * :mod:`jaxarc.solve.policy_attempts`: a trained policy's two attempts per test input;
 * :mod:`jaxarc.solve.test_time`: test-time RL, a policy learning each task from its
   demonstrations before its two attempts;
+* :mod:`jaxarc.solve.progress_log`: the tasks a long run has finished, kept so that a
+  stopped run resumes;
 * :mod:`jaxarc.solve.submission`: the ARC Prize submission format, its validator, pass@2;
 * :mod:`jaxarc.solve.solver`: every task of a source, with a budget, to a submission.
 """

@@ -28,7 +28,7 @@ several times one padded to 3 (one task with 6 pairs would slow every task of it
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import equinox as eqx
@@ -50,8 +50,9 @@ from jaxarc.agents.run.evaluate import (
 )
 from jaxarc.solve.policy_attempts import bank_without_test_outputs
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.progress_log import TaskAttempts
 
-Attempts = dict[str, list[tuple[np.ndarray, np.ndarray]]]
+Attempts = dict[str, TaskAttempts]  # by task id
 CANVAS_SIDES = (10, 15, 20, 30)
 DEMO_COUNTS = (3, 4, 6, 10)  # classes of demonstration count (beyond 10: each count alone)
 
@@ -183,6 +184,8 @@ def attempts_after_test_time_rl(
     *,
     key: PRNGKeyArray,
     progress: Callable[[int, int], None] | None = None,
+    finished: Mapping[str, tuple[TaskAttempts, dict[str, Any]]] | None = None,
+    on_finished: Callable[[Attempts, dict[str, dict[str, Any]]], None] | None = None,
 ) -> tuple[Attempts, dict[str, dict[str, Any]]]:
     """``(greedy, sampled)`` final grids per test input of every problem after learning it
     from its demonstrations, by task id; and per task what the learning did: the canvas;
@@ -191,7 +194,14 @@ def attempts_after_test_time_rl(
     success rate of the last update's rollouts on the demonstrations (sampled, at the
     learning's temperature), and ``train_return``, their mean return. It clears JAX's
     caches after each bank (:func:`bank_groups`), so that a long run holds one bank's
-    programs at a time."""
+    programs at a time.
+
+    ``on_finished(attempts, infos)`` is called with each chunk of tasks as it finishes
+    (:class:`~jaxarc.solve.progress_log.ProgressLog` keeps them). ``finished`` holds the
+    tasks of a stopped run with the same arguments (``{task_id: (attempts, info)}``): a chunk
+    whose tasks are all there is taken from it, not learned again, and the keys advance as
+    if it had been, so that the result is the uninterrupted run's."""
+    finished = finished or {}
     attempts: Attempts = {}
     infos: dict[str, dict[str, Any]] = {}
     done = 0
@@ -202,14 +212,16 @@ def attempts_after_test_time_rl(
                 progress(offset + k, len(problems))
 
         key, bank_key = jax.random.split(key)
-        made, info = _attempts_on_canvas(policy, trained, members, tt, side, bank_key, report)
+        made, info = _attempts_on_canvas(
+            policy, trained, members, tt, side, bank_key, report, finished, on_finished
+        )
         # Each bank's programs would stay in JAX's caches with their executables' memory
         # mappings (thousands a bank), and a process may hold only about 65,000: a set of
         # many banks would fail to compile its last ones. Clearing the caches frees them
         # (and makes the caller's own jitted functions compile again on their next call).
         jax.clear_caches()
         attempts.update(made)
-        infos.update({t: {"canvas": side, **i} for t, i in info.items()})
+        infos.update(info)
         done += len(members)
     if progress is not None:
         progress(len(problems), len(problems))
@@ -224,6 +236,8 @@ def _attempts_on_canvas(
     side: int,
     key: PRNGKeyArray,
     progress: Callable[[int, int], None],
+    finished: Mapping[str, tuple[TaskAttempts, dict[str, Any]]],
+    on_finished: Callable[[Attempts, dict[str, dict[str, Any]]], None] | None,
 ) -> tuple[Attempts, dict[str, dict[str, Any]]]:
     """:func:`attempts_after_test_time_rl` for problems that fit a ``side`` x ``side`` canvas."""
     bank = bank_without_test_outputs(problems, canvas_shape=(side, side))
@@ -268,6 +282,11 @@ def _attempts_on_canvas(
         members = list(range(first, min(first + slots, len(problems))))
         padded = members + [members[-1]] * (slots - len(members))  # (the last chunk)
         key, init_key, play_key = jax.random.split(key, 3)
+        names = [problems[t].task_id for t in members]
+        if all(name in finished for name in names):  # (a stopped run learned them)
+            for name in names:
+                result[name], infos[name] = finished[name]
+            continue
         demo_key = jax.random.fold_in(play_key, 1)  # (the attempts keep play_key's stream)
         states = init_program(jax.random.split(init_key, slots))
         task_indices = jnp.asarray(padded, jnp.int32)
@@ -299,17 +318,19 @@ def _attempts_on_canvas(
                 jnp.asarray(demo_table),
             )
         )
+        chunk: Attempts = {}
         for slot, t in enumerate(members):
             problem = problems[t]
             made = [
                 grids[slot, r, : shapes[slot, r, 0], : shapes[slot, r, 1]].copy()
                 for r in range(rows)
             ]
-            result[problem.task_id] = [
+            chunk[problem.task_id] = [
                 (made[2 * q], made[2 * q + 1]) for q in range(problem.num_tests)
             ]
             demos = problem.num_demos
             infos[problem.task_id] = {
+                "canvas": side,
                 "demos_solved": round(float(solved[slot, :demos].mean()), 4),
             } | {
                 label: round(float(metrics[name][slot]), 4)
@@ -319,4 +340,7 @@ def _attempts_on_canvas(
                 )
                 if name in metrics
             }
+        result.update(chunk)
+        if on_finished is not None:
+            on_finished(chunk, {t: infos[t] for t in chunk})
     return result, infos
