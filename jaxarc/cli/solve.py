@@ -250,7 +250,10 @@ def run_solve(args: argparse.Namespace) -> int:
     if args.method == "policy":
         label = f"{args.source}: policy (the first batch compiles the program)"
     elif args.method == "test-time-rl":
-        label = f"{args.source}: test-time RL (the first tasks compile the update, ~1 min)"
+        label = (
+            f"{args.source}: test-time RL (the first task of each bank of tasks compiles the "
+            "update, up to ~1 min)"
+        )
     else:
         label = (
             f"{args.source}: {args.method} depth {args.depth} (the first task of each canvas "
