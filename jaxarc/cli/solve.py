@@ -167,6 +167,13 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
             f"run of this command ({log.path})",
             file=sys.stderr,
         )
+    learned: list[str] = []  # (the tasks this process learns; the others come from the log)
+
+    def on_finished(chunk: dict, chunk_infos: dict) -> None:
+        learned.extend(chunk)
+        if log is not None:
+            log.record(chunk, chunk_infos)
+
     try:
         attempts, infos = attempts_after_test_time_rl(
             policy,
@@ -176,12 +183,12 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
             key=jax.random.key(args.seed),
             progress=progress,
             finished=finished,
-            on_finished=log.record if log is not None else None,
+            on_finished=on_finished,
         )
     except EvaluationError as err:
         raise CLIError(str(err)) from None
     info = {
-        "resumed_tasks": sum(t in finished for t in attempts),
+        "resumed_tasks": len(problems) - len(learned),
         "checkpoint": str(path),
         "max_episode_steps": int(config.max_episode_steps),
         "test_time_updates": tt.updates,
