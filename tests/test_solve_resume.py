@@ -75,7 +75,8 @@ def test_a_killed_test_time_rl_run_resumes_to_the_uninterrupted_submission(
     config = _tiny_train_config(str(source))
     init, _ = make_train(config)
     save_checkpoint(tmp_path / "run" / "checkpoints", 0, init(jax.random.key(0)), config)
-    argv = ["--source", str(source), "--method", "test-time-rl", "--budget", "128"]
+    # (a checkpoint without --method learns the tasks: the method is test-time RL)
+    argv = ["--source", str(source), "--budget", "128"]
     argv += ["--checkpoint", str(tmp_path / "run"), "--seed", "1"]
     out = tmp_path / "resumed.json"
     log_path = out.with_suffix(".progress.jsonl")
@@ -122,6 +123,7 @@ def test_a_killed_test_time_rl_run_resumes_to_the_uninterrupted_submission(
     assert resumed["fill6"] == uninterrupted["fill6"]
     resumed = json.loads(out.with_suffix(".report.json").read_text())
     uninterrupted = json.loads(whole.with_suffix(".report.json").read_text())
+    assert resumed["method"] == "test-time-rl"
     assert resumed["resumed_tasks"] == 1 and uninterrupted["resumed_tasks"] == 0
     # fill6 learned from the keys it has in a run never stopped (its sampled rollouts' return)
     assert resumed["tasks"]["fill6"] == uninterrupted["tasks"]["fill6"]

@@ -65,7 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     solve.add_argument(
         "--solutions", type=Path, default=None, help="Kaggle solutions file (for scoring)"
     )
-    solve.add_argument("--method", choices=METHODS, default="search")
+    solve.add_argument(
+        "--method",
+        choices=METHODS,
+        default=None,
+        help="default: test-time-rl with --checkpoint, else search",
+    )
     solve.add_argument(
         "--depth", type=positive_int, default=2, help="search, random: actions per sequence"
     )
@@ -96,6 +101,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _check_flags(args: argparse.Namespace) -> None:
+    if args.method is None:  # a checkpoint is there to learn the tasks
+        args.method = "test-time-rl" if args.checkpoint is not None else "search"
     if args.method in POLICY_METHODS and args.checkpoint is None:
         raise CLIError(f"--method {args.method} needs --checkpoint RUN")
     if args.method not in POLICY_METHODS and args.checkpoint is not None:
