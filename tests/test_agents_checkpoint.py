@@ -5,8 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Literal
@@ -17,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
-from limits import SUBPROCESS_TIMEOUT_S
+from limits import run_python_script
 
 from jaxarc.agents.run.checkpoint import (
     CheckpointError,
@@ -31,8 +29,6 @@ from jaxarc.agents.run.checkpoint import (
     save_checkpoint,
     verify_checkpoint,
 )
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -181,13 +177,7 @@ def test_process_killed_during_save_loses_nothing_saved_before(tmp_path: Path) -
         print("not reached")
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=SUBPROCESS_TIMEOUT_S,
-    )
+    result = run_python_script(script)
     assert result.returncode == -9, result.stderr
     leftovers = sorted(os.listdir(tmp_path))
     assert any(name.startswith(".tmp-update_00000002") for name in leftovers), leftovers

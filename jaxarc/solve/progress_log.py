@@ -8,7 +8,7 @@ problems, the checkpoint, the flags that change a result), then one line per fin
 with its attempts and what the learning did. Each chunk of tasks is appended and synced as
 it finishes; a run stopped by anything (a crash, an interrupt, the machine) leaves every
 finished task there, and the same command resumes from them. A line cut short by the stop
-is dropped. The finished run removes the log.
+is dropped. ``jaxarc solve`` removes the log once its submission is written.
 
 A log written by another run (another seed, checkpoint, budget, source...) is never mixed
 in: opening it with another header raises :class:`ProgressLogError`, which names what
@@ -128,7 +128,3 @@ class ProgressLog:
             file.write(("\n".join(lines) + "\n").encode())
             file.flush()
             os.fsync(file.fileno())
-
-    def remove(self) -> None:
-        """Delete the log (the run it belongs to has written its submission)."""
-        self.path.unlink(missing_ok=True)
