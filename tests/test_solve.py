@@ -258,7 +258,7 @@ def test_bad_input_is_one_line_a_non_zero_exit_and_nothing_written(tmp_path: Pat
     )
     _bad_input(tmp_path, capsys, ["--source", "gen/easy"], "not a generated family")
     argv = ["--source", str(good), "--method", "search", "--checkpoint", str(tmp_path)]
-    _bad_input(tmp_path, capsys, argv, "applies to --method policy or test-time-rl")
+    _bad_input(tmp_path, capsys, argv, "applies to --method policy, test-time-rl or program-rl")
 
 
 @pytest.mark.slow

@@ -28,8 +28,10 @@ from jaxarc.cli.main import CLIError
 from jaxarc.cli.progress import TaskProgress
 from jaxarc.cli.runtime import add_runtime_flags, prepare_runtime
 
-METHODS = ("search", "random", "policy", "test-time-rl")  # (no jax import here)
+METHODS = ("search", "random", "policy", "test-time-rl", "program-rl")  # (no jax import here)
 POLICY_METHODS = ("policy", "test-time-rl")
+LEARNING_METHODS = ("test-time-rl", "program-rl")  # (learn each task; --budget in env steps)
+CHECKPOINT_METHODS = (*POLICY_METHODS, "program-rl")
 TEST_TIME_UPDATES = 16  # jaxarc.solve.test_time.TestTimeConfig().updates
 
 
@@ -99,21 +101,104 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_runtime_flags(solve)
     solve.set_defaults(func=run_solve)
 
+    pretrain = subparsers.add_parser(
+        "pretrain-programs",
+        help="learn a prior over programs by reward on ARC tasks' demonstrations, for "
+        "jaxarc solve --method program-rl",
+        description="GRPO on a prior over action kinds (jaxarc.solve.program_prior), task "
+        "after task, from the demonstration pairs of a source's tasks (test inputs and "
+        "outputs are not used). Writes prior.npz and prior.json into --run-dir; "
+        "jaxarc solve --checkpoint RUN_DIR then learns each task from it.",
+    )
+    pretrain.add_argument("--source", required=True, help="e.g. arc-agi-1/training")
+    pretrain.add_argument("--skip", type=int, default=0, help="leave out the first N tasks")
+    pretrain.add_argument("--limit", type=positive_int, default=None, help="then N tasks")
+    pretrain.add_argument(
+        "--rounds",
+        type=positive_int,
+        default=2,
+        help="passes over the tasks, each learning them from the prior so far",
+    )
+    pretrain.add_argument("--run-dir", type=Path, required=True)
+    pretrain.add_argument("--seed", type=int, default=0)
+    add_runtime_flags(pretrain)
+    pretrain.set_defaults(func=run_pretrain)
+
+
+def run_pretrain(args: argparse.Namespace) -> int:
+    """``jaxarc pretrain-programs``: the prior, saved in ``--run-dir``."""
+    primary = prepare_runtime(args)
+    from jaxarc.data.loading import load_bank
+    from jaxarc.solve.problem import ProblemError, problems_from_bank
+    from jaxarc.solve.program_prior import PriorConfig, pretrain_and_save
+
+    if args.skip < 0:
+        raise CLIError(f"--skip {args.skip}: at least 0")
+    if args.source.startswith("gen/"):
+        raise CLIError(f"{args.source}: pretrain-programs takes ARC tasks, not a generated family")
+    try:
+        bank = load_bank(args.source)
+    except ValueError as err:
+        raise CLIError(f"cannot load {args.source}: {err}") from None
+    end = bank.num_tasks if args.limit is None else min(bank.num_tasks, args.skip + args.limit)
+    if args.skip >= end:
+        raise CLIError(f"--skip {args.skip}: {args.source} has {bank.num_tasks} tasks")
+    try:
+        problems = problems_from_bank(bank.subset(range(args.skip, end)))
+    except ProblemError as err:
+        raise CLIError(str(err)) from None
+    config = PriorConfig(rounds=args.rounds)
+    label = f"{args.source}: pretraining a program prior on {len(problems)} tasks"
+    progress = TaskProgress(label, enabled=primary)
+    try:
+        info = pretrain_and_save(
+            problems,
+            config,
+            args.run_dir,
+            seed=args.seed,
+            source=f"{args.source}[{args.skip}:{end}]",
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    solved = len(info["history"][-1]["tasks_solved"])
+    print(
+        f"prior: {args.run_dir} ({len(problems)} tasks x {config.rounds} rounds, "
+        f"{info['seconds']} s); in the last round a sampled or greedy program solved every "
+        f"demonstration of {solved} of {len(problems)} tasks"
+    )
+    return 0
+
 
 def _check_flags(args: argparse.Namespace) -> None:
+    from jaxarc.solve.program_prior import is_prior_dir
+
     if args.method is None:  # a checkpoint is there to learn the tasks
-        args.method = "test-time-rl" if args.checkpoint is not None else "search"
+        if args.checkpoint is None:
+            args.method = "search"
+        else:
+            args.method = "program-rl" if is_prior_dir(args.checkpoint) else "test-time-rl"
     if args.method in POLICY_METHODS and args.checkpoint is None:
         raise CLIError(f"--method {args.method} needs --checkpoint RUN")
-    if args.method not in POLICY_METHODS and args.checkpoint is not None:
+    if args.method not in CHECKPOINT_METHODS and args.checkpoint is not None:
         raise CLIError(
-            f"--checkpoint applies to --method policy or test-time-rl, not {args.method}"
+            "--checkpoint applies to --method policy, test-time-rl or program-rl, not "
+            f"{args.method}"
+        )
+    if args.method == "program-rl" and args.checkpoint and not is_prior_dir(args.checkpoint):
+        raise CLIError(
+            f"--method program-rl --checkpoint {args.checkpoint}: not a program prior "
+            "(no prior.npz; make one with jaxarc pretrain-programs)"
+        )
+    if args.method in POLICY_METHODS and is_prior_dir(args.checkpoint):
+        raise CLIError(
+            f"--checkpoint {args.checkpoint} is a program prior: use --method program-rl"
         )
     if args.method == "policy" and args.budget is not None and args.budget.seconds is not None:
         raise CLIError("--method policy takes a budget in steps per attempt, not seconds")
-    if args.method == "test-time-rl" and args.budget is not None and args.budget.seconds:
+    if args.method in LEARNING_METHODS and args.budget is not None and args.budget.seconds:
         raise CLIError(
-            "--method test-time-rl takes a budget in environment steps per task, not seconds"
+            f"--method {args.method} takes a budget in environment steps per task, not seconds"
         )
     if args.method != "test-time-rl" and args.tasks_at_once != 1:
         raise CLIError(f"--tasks-at-once applies to --method test-time-rl, not {args.method}")
@@ -205,6 +290,37 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
     return attempts, infos, info
 
 
+def _program_rl_attempts(args: argparse.Namespace, problems: list, progress: TaskProgress):
+    from jaxarc.solve.program_prior import PriorError, load_prior
+    from jaxarc.solve.program_rl import ProgramRLConfig, solve_with_program_rl
+
+    prior, config, source = None, ProgramRLConfig(), "none (uniform)"
+    if args.checkpoint is not None:
+        try:
+            prior, prior_config = load_prior(args.checkpoint)
+        except PriorError as err:
+            raise CLIError(str(err)) from None
+        config, source = prior_config.program, str(args.checkpoint)
+    if args.budget is not None:
+        per_update = config.group_size * config.program_length
+        if args.budget.steps < per_update:
+            raise CLIError(
+                f"--budget {args.budget.steps}: one program-rl update takes {per_update} "
+                f"program steps per demonstration ({config.group_size} programs x "
+                f"{config.program_length} actions); give at least that"
+            )
+        config = dataclasses.replace(config, updates=args.budget.steps // per_update)
+    attempts, infos = solve_with_program_rl(
+        problems, config, seed=args.seed, prior=prior, progress=progress
+    )
+    info = {
+        "prior": source,
+        "program_rl": dataclasses.asdict(config),
+        "program_rl_env_steps_per_task": config.env_steps_per_task,
+    }
+    return attempts, infos, info
+
+
 def progress_log_path(out: Path) -> Path:
     """Where a test-time RL run keeps its finished tasks until its submission is written."""
     return out.with_suffix(".progress.jsonl")
@@ -263,6 +379,8 @@ def run_solve(args: argparse.Namespace) -> int:
     budget = args.budget or Budget()
     if args.method == "policy":
         label = f"{args.source}: policy (the first batch compiles the program)"
+    elif args.method == "program-rl":
+        label = f"{args.source}: program-rl (each canvas and vocabulary size compiles once)"
     elif args.method == "test-time-rl":
         label = (
             f"{args.source}: test-time RL (the first task of each bank of tasks compiles the "
@@ -281,6 +399,8 @@ def run_solve(args: argparse.Namespace) -> int:
                 attempts, infos, run_info = _policy_attempts(args, problems, progress)
             elif args.method == "test-time-rl":
                 attempts, infos, run_info = _test_time_rl_attempts(args, problems, progress)
+            elif args.method == "program-rl":
+                attempts, infos, run_info = _program_rl_attempts(args, problems, progress)
             else:
                 attempts, infos = solve_problems(
                     problems,
@@ -302,7 +422,7 @@ def run_solve(args: argparse.Namespace) -> int:
     report = {
         "source": args.source,
         "method": args.method,
-        "depth": args.depth if args.method not in POLICY_METHODS else None,
+        "depth": args.depth if args.method in ("search", "random") else None,
         "budget": budget.describe(),
         "seed": args.seed,
         "num_tasks": len(problems),
@@ -334,7 +454,9 @@ def run_solve(args: argparse.Namespace) -> int:
 
 def _learning_steps(run_info: dict[str, Any], num_tasks: int) -> int | None:
     """The environment steps test-time RL spent learning (``None`` for the other methods)."""
-    per_task = run_info.get("test_time_env_steps_per_task")
+    per_task = run_info.get("test_time_env_steps_per_task") or run_info.get(
+        "program_rl_env_steps_per_task"
+    )
     return per_task * num_tasks if per_task else None
 
 
@@ -343,7 +465,7 @@ def solve_summary(report: dict[str, Any]) -> str:
     from jaxarc.cli.evaluate import percent
 
     what = f"{report['source']}: {report['num_tasks']} tasks, {report['method']}"
-    if report["method"] not in POLICY_METHODS:
+    if report["depth"] is not None:
         what += f" depth {report['depth']}"
     what += f" (budget {report['budget']}), {report['wall_seconds']} s"
     if "compile_seconds" in report:

@@ -8,6 +8,10 @@
 * :mod:`jaxarc.solve.policy_attempts`: a trained policy's two attempts per test input;
 * :mod:`jaxarc.solve.test_time`: test-time RL, a policy learning each task from its
   demonstrations before its two attempts;
+* :mod:`jaxarc.solve.program_rl`: a program policy learned from scratch on each task's
+  demonstrations by GRPO, over the environment's actions;
+* :mod:`jaxarc.solve.program_prior`: a prior over the kinds of actions those programs are
+  made of, pretrained by reward on other tasks;
 * :mod:`jaxarc.solve.progress_log`: the tasks a long run has finished, kept so that a
   stopped run resumes;
 * :mod:`jaxarc.solve.submission`: the ARC Prize submission format, its validator, pass@2;

@@ -96,7 +96,7 @@ def describe_sequence(sequence: np.ndarray, problem: Problem | None = None) -> l
     return words
 
 
-def _first_two_distinct(options: list[list[np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
+def first_two_distinct(options: list[list[np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per test input, the attempts of the first two options (whole-task predictions) that
     differ; the first twice when all agree."""
     first = options[0]
@@ -136,7 +136,7 @@ def search_attempts(
         "complete": result.complete,
         "seconds": round(result.seconds, 3),
     }
-    return _first_two_distinct(options), info
+    return first_two_distinct(options), info
 
 
 def random_attempts(

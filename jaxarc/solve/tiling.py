@@ -24,6 +24,7 @@ import dataclasses
 from collections.abc import Callable
 
 import numpy as np
+from jaxtyping import Int32
 
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.problem import MAX_SIDE, Problem
@@ -179,3 +180,34 @@ def tiling_program(tiling: Tiling) -> np.ndarray:
             steps.append((op, *box))
         per_grid.append(steps)
     return np.asarray(per_grid, np.int32).transpose(1, 0, 2)
+
+
+def tile_layout_actions(problem: Problem) -> Int32[np.ndarray, "K N 5"]:
+    """The actions that build a tiling of the whole input, one by one, as candidates for a
+    learner that composes them itself: when every demonstration output is the same
+    ``R x C`` multiple of its input (at most :data:`MAX_TILES` a side, not ``1 x 1``),
+    RESIZE to ``R x C`` tiles, and per tile ``(i, j)`` a PASTE at its corner and FLIP_LR,
+    FLIP_TB (and, when every input is square, ROTATE_CW and ROTATE_CCW) of its box. Each
+    row holds one action per grid (demonstration inputs, then test inputs), at that grid's
+    own tile size; ``[0, N, 5]`` when the outputs are no tiling of the inputs or a test
+    input's tiling would not fit the ARC canvas."""
+    grids = (*problem.demo_inputs, *problem.test_inputs)
+    empty = np.zeros((0, len(grids), 5), np.int32)
+    counts = _tile_counts(list(problem.demo_inputs), problem.demo_outputs)
+    if counts is None or counts == (1, 1):
+        return empty
+    rows, cols = counts
+    shapes = [g.shape for g in grids]
+    if any(h * rows > MAX_SIDE or w * cols > MAX_SIDE for h, w in shapes):
+        return empty
+    turns = (ops.ROTATE_CW, ops.ROTATE_CCW) if all(h == w for h, w in shapes) else ()
+    table = [[(ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1) for h, w in shapes]]
+    for i in range(rows):
+        for j in range(cols):
+            if (i, j) != (0, 0):
+                table.append([(ops.PASTE, i * h, j * w, i * h, j * w) for h, w in shapes])
+            for op in (ops.FLIP_LR, ops.FLIP_TB, *turns):
+                table.append(
+                    [(op, i * h, j * w, (i + 1) * h - 1, (j + 1) * w - 1) for h, w in shapes]
+                )
+    return np.asarray(table, np.int32)

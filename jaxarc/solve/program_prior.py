@@ -1,0 +1,296 @@
+"""A prior over programs, learned by reward on many tasks, for the per-task program policy
+of :mod:`jaxarc.solve.program_rl` to start from.
+
+A task's vocabulary has its own concrete actions, so what carries from task to task is the
+**kind** of an action (:func:`~jaxarc.solve.program_rl.action_kinds`: its operation and the
+class of its box). The prior is one logit per pair of kinds, ``[K, K]``: how likely an
+action of one kind follows one of another (the no-op's row starts a program, its column
+stops it). On a task, the chain policy's logits are the prior gathered at the vocabulary's
+kinds, ``prior[kind[a], kind[b]]``.
+
+Pretraining is GRPO on the prior itself, task after task: for each task of the pretraining
+set, ``updates_per_task`` updates sample programs from the gathered logits, play them on
+the task's demonstrations with the environment's own step code, and follow the policy
+gradient of their rewards (the reward of :class:`~jaxarc.solve.program_rl.ProgramRLConfig`)
+into the prior. No expert, no search and no test output: a task's test inputs play no part.
+The prior is saved as ``prior.npz`` in a run directory with ``prior.json`` (its settings,
+the tasks it learned from and its curve); ``jaxarc solve --checkpoint DIR`` on such a
+directory learns each task from it (``--method program-rl``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
+
+from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_rl import (
+    NUM_KINDS,
+    ProgramRLConfig,
+    ProgramRLError,
+    TaskArrays,
+    greedy_program,
+    learn_program,
+    task_arrays,
+)
+from jaxarc.solve.replay import replay_on_task
+
+PRIOR_FILE = "prior.npz"
+PRIOR_INFO = "prior.json"
+TYPICAL_VOCABULARY = 40  # actions of a task's vocabulary, for the no-op's starting logit
+
+
+class PriorError(ValueError):
+    """A prior directory that cannot be read (with what and where)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PriorConfig:
+    """How the prior learns: ``rounds`` passes over the pretraining tasks, each learning
+    every task with the program settings ``program`` from the prior so far, then
+    ``fit_steps`` Adam steps at ``learning_rate`` that fit the prior to the programs found,
+    pulled towards the initial prior with weight ``anchor``."""
+
+    rounds: int = 2
+    fit_steps: int = 300
+    learning_rate: float = 0.05
+    anchor: float = 0.1
+    program: ProgramRLConfig = ProgramRLConfig()
+
+    def __post_init__(self) -> None:
+        for name in ("rounds", "fit_steps"):
+            if getattr(self, name) < 1:
+                raise ProgramRLError(f"PriorConfig.{name}={getattr(self, name)}: at least 1")
+        if self.learning_rate <= 0 or self.anchor < 0:
+            raise ProgramRLError(
+                f"PriorConfig: learning_rate={self.learning_rate} must be more than 0, "
+                f"anchor={self.anchor} at least 0"
+            )
+        if self.program.policy != "chain":
+            raise ProgramRLError("PriorConfig.program.policy: a prior over kinds needs 'chain'")
+
+
+def initial_prior(config: ProgramRLConfig) -> Float32[np.ndarray, "K K"]:
+    """Every kind equally likely after every other, the no-op (stop) at about
+    ``config.noop_prior`` on a vocabulary of :data:`TYPICAL_VOCABULARY` actions."""
+    prior = np.zeros((NUM_KINDS, NUM_KINDS), np.float32)
+    odds = config.noop_prior / (1 - config.noop_prior)
+    prior[:, 0] = np.log(odds * (TYPICAL_VOCABULARY - 1) + 1e-9)
+    return prior
+
+
+def gathered(prior: Float32[Array, "K K"], task: TaskArrays) -> Float32[Array, "C C"]:
+    """The task's chain logits: ``prior[kind[a], kind[b]]`` over its vocabulary."""
+    return prior[task.kinds[:, None], task.kinds[None, :]]
+
+
+class Examples(eqx.Module):
+    """Solved programs to fit the prior to, padded to one vocabulary size: per example the
+    task's action kinds and real rows ``[E, C]``, and the program as vocabulary rows with
+    its stop, ``[E, T+1]`` (0, the no-op, after the last action; ``-1`` after the stop)."""
+
+    kinds: Int32[Array, "E C"]
+    valid: Bool[Array, "E C"]
+    programs: Int32[Array, "E T+1"]
+
+
+def _examples(found: list[tuple[TaskArrays, np.ndarray]], length: int) -> Examples:
+    rows = max(int(task.kinds.shape[0]) for task, _ in found)
+    kinds = np.zeros((len(found), rows), np.int32)
+    valid = np.zeros((len(found), rows), bool)
+    programs = np.full((len(found), length + 1), -1, np.int32)
+    for e, (task, program) in enumerate(found):
+        size = int(task.kinds.shape[0])
+        kinds[e, :size], valid[e, :size] = np.asarray(task.kinds), np.asarray(task.valid)
+        programs[e, : len(program)] = program
+        programs[e, len(program)] = 0
+    return Examples(jnp.asarray(kinds), jnp.asarray(valid), jnp.asarray(programs))
+
+
+@functools.cache
+def _fit(steps: int, learning_rate: float, anchor: float):
+    """The compiled fit of the prior to examples (static: steps, rate, anchor weight)."""
+    optimizer = optax.adam(optax.constant_schedule(learning_rate))
+
+    def log_likelihood(prior, examples: Examples) -> Float32[Array, ""]:
+        def one(kinds, valid, program):
+            logits = jnp.where(valid[None], prior[kinds[:, None], kinds[None, :]], -jnp.inf)
+            previous = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.maximum(program[:-1], 0)])
+            log_probs = jax.nn.log_softmax(logits[previous], axis=-1)  # [T+1, C]
+            taken = jnp.take_along_axis(log_probs, jnp.maximum(program, 0)[:, None], 1)[:, 0]
+            return jnp.sum(jnp.where(program >= 0, taken, 0.0))
+
+        return jnp.mean(jax.vmap(one)(examples.kinds, examples.valid, examples.programs))
+
+    def fit(prior, start, examples: Examples):
+        def loss(p):
+            return -log_likelihood(p, examples) + anchor * jnp.mean((p - start) ** 2)
+
+        def step(carry, _):
+            p, opt_state = carry
+            grads = jax.grad(loss)(p)
+            with jax.numpy_dtype_promotion("standard"):  # optax mixes int32 counts and floats
+                updates, opt_state = optimizer.update(grads, opt_state, p)
+            return (optax.apply_updates(p, updates), opt_state), None
+
+        (prior, _), _ = jax.lax.scan(step, (prior, optimizer.init(prior)), None, length=steps)
+        return prior, log_likelihood(prior, examples)
+
+    return jax.jit(fit)
+
+
+def solved_programs(
+    problem: Problem, config: ProgramRLConfig, key: PRNGKeyArray, prior: np.ndarray | None
+) -> tuple[TaskArrays, list[np.ndarray]]:
+    """Learn ``problem`` as at test time (:func:`~jaxarc.solve.program_rl.learn_program`)
+    and return its arrays and the programs (vocabulary rows, no-ops left out) among the
+    greedy and the best sampled one that solve every demonstration, checked by the
+    environment's replay on the 30x30 canvas."""
+    learned, table, _ = learn_program(problem, config, key, prior)
+    task = task_arrays(problem)[0]
+    found: list[np.ndarray] = []
+    for program in (greedy_program(np.asarray(learned.logits), config), learned.best_program):
+        rows = np.asarray([k for k in np.asarray(program) if k != 0], np.int32)
+        fresh = not any(np.array_equal(rows, other) for other in found)
+        if rows.size and fresh and replay_on_task(problem, table[rows])[0]:
+            found.append(rows)
+    return task, found
+
+
+def train_prior(
+    problems: list[Problem],
+    config: PriorConfig,
+    key: PRNGKeyArray,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    on_round: Callable[[np.ndarray, list[dict[str, Any]]], None] | None = None,
+) -> tuple[Float32[np.ndarray, "K K"], list[dict[str, Any]]]:
+    """Learn the prior on ``problems`` (their demonstrations only) in ``config.rounds``
+    rounds: each round learns every task from the current prior, as at test time, and
+    fits the prior to every program that solved a task's demonstrations so far
+    (self-imitation of what reward found). ``(prior, one record per round: the tasks solved on their
+    demonstrations, the programs' mean log-likelihood after the fit, seconds)``.
+    ``on_round(prior, history)`` is called after each round (to keep what is learned)."""
+    start_prior = initial_prior(config.program)
+    prior = start_prior
+    history: list[dict[str, Any]] = []
+    total = config.rounds * len(problems)
+    found: dict[int, tuple[TaskArrays, list[np.ndarray]]] = {}  # by task, over all rounds
+    for round_index in range(config.rounds):
+        begin = time.perf_counter()
+        solved: list[str] = []
+        for k, problem in enumerate(problems):
+            if progress is not None:
+                progress(round_index * len(problems) + k, total)
+            task_key = jax.random.fold_in(jax.random.fold_in(key, round_index), k)
+            task, programs = solved_programs(
+                problem, config.program, task_key, None if round_index == 0 else prior
+            )
+            known = found.setdefault(k, (task, []))[1]
+            known += [p for p in programs if not any(np.array_equal(p, q) for q in known)]
+            if programs:
+                solved.append(problem.task_id)
+        record: dict[str, Any] = {"round": round_index, "tasks_solved": solved}
+        examples = [(task, p) for task, programs in found.values() for p in programs]
+        if examples:
+            fit = _fit(config.fit_steps, config.learning_rate, config.anchor)
+            fitted, likelihood = fit(
+                jnp.asarray(start_prior),
+                jnp.asarray(start_prior),
+                _examples(examples, config.program.program_length),
+            )
+            prior = np.asarray(fitted)
+            record["log_likelihood"] = round(float(likelihood), 4)
+            record["programs"] = len(examples)
+        record["seconds"] = round(time.perf_counter() - begin, 1)
+        history.append(record)
+        if on_round is not None:
+            on_round(np.asarray(prior, np.float32), history)
+    if progress is not None:
+        progress(total, total)
+    return np.asarray(prior, np.float32), history
+
+
+def save_prior(run_dir: Path, prior: np.ndarray, config: PriorConfig, info: dict[str, Any]) -> None:
+    """Write ``prior.npz`` and ``prior.json`` into ``run_dir``, each atomically."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    meta = {"config": dataclasses.asdict(config), **info}
+    for name, write in (
+        (PRIOR_FILE, lambda f: np.savez(f, prior=prior)),
+        (PRIOR_INFO, lambda f: f.write(json.dumps(meta, indent=1).encode())),
+    ):
+        fd, tmp = tempfile.mkstemp(dir=run_dir, prefix=f".{name}.")
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(tmp, run_dir / name)
+
+
+def is_prior_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory holding a saved prior."""
+    return (Path(path) / PRIOR_FILE).is_file()
+
+
+def load_prior(run_dir: Path) -> tuple[Float32[np.ndarray, "K K"], PriorConfig]:
+    """The prior and its settings from ``run_dir``; a :class:`PriorError` naming the file
+    when it is missing, unreadable or of another shape."""
+    path = Path(run_dir) / PRIOR_FILE
+    try:
+        with np.load(path) as data:
+            prior = np.asarray(data["prior"], np.float32)
+        meta = json.loads((Path(run_dir) / PRIOR_INFO).read_text())
+        settings = dict(meta["config"])
+        settings["program"] = ProgramRLConfig(**settings["program"])
+        config = PriorConfig(**settings)
+    except (OSError, KeyError, ValueError, TypeError) as err:
+        raise PriorError(f"{path}: not a readable program prior ({err})") from None
+    if prior.shape != (NUM_KINDS, NUM_KINDS) or not np.isfinite(prior).all():
+        raise PriorError(
+            f"{path}: a prior of shape {prior.shape} (finite: {np.isfinite(prior).all()}); "
+            f"expected finite ({NUM_KINDS}, {NUM_KINDS})"
+        )
+    return prior, config
+
+
+def pretrain_and_save(
+    problems: list[Problem],
+    config: PriorConfig,
+    run_dir: Path,
+    *,
+    seed: int = 0,
+    source: str = "",
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """:func:`train_prior` on ``problems``, saved in ``run_dir`` after every round (a
+    stopped run keeps its last finished round: ``rounds_done`` in ``prior.json``); returns
+    the saved info."""
+    start = time.perf_counter()
+    info: dict[str, Any] = {
+        "source": source,
+        "seed": seed,
+        "tasks": [p.task_id for p in problems],
+    }
+
+    def keep(prior: np.ndarray, history: list[dict[str, Any]]) -> None:
+        info.update(
+            rounds_done=len(history),
+            seconds=round(time.perf_counter() - start, 1),
+            history=history,
+        )
+        save_prior(run_dir, prior, config, info)
+
+    train_prior(problems, config, jax.random.key(seed), progress=progress, on_round=keep)
+    return info

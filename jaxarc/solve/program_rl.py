@@ -1,0 +1,489 @@
+"""Programs learned from reward: a policy per task, learned from scratch by GRPO on the task's
+demonstration pairs alone, then played on its test inputs.
+
+The policy is a distribution over programs of ``program_length`` environment actions, each
+drawn from the task's **vocabulary** (:func:`program_vocabulary`): a no-op (so a program may
+be shorter), the search's candidate actions (:mod:`jaxarc.solve.candidates`) and the actions
+that lay out a tiling tile by tile (:func:`jaxarc.solve.tiling.tile_layout_actions`). Its
+parameters are one row of logits per step, ``[T, C]``, from zeros (every program equally
+likely): no pretraining, no network, no expert and no search. An update samples
+``group_size`` programs, plays each on every demonstration input with the environment's own
+step code, and rewards it by what it made of the demonstration outputs (the cells that
+match, the pairs solved, a bonus when all are, a cost per action); the advantage is the
+reward normalised within the group (GRPO), and one Adam step follows the policy gradient.
+The test inputs play no part in learning.
+
+After learning, the most likely program (the arg-max of each step's logits) and the best
+program the learning sampled are replayed by the environment on the task's 30x30 canvas
+(:func:`jaxarc.solve.replay.replay_on_task`); those that solve every demonstration come
+first, and the first two with different test grids are the two attempts.
+
+Static and traced: a task is learned on the smallest canvas of :data:`CANVAS_SIDES` that
+holds its grids, with its demonstrations padded to a count of :data:`DEMO_SLOTS` and its
+vocabulary to :data:`VOCABULARY_SLOTS` rows; the config, the canvas and the two paddings are
+static (one compiled program each), the task's grids, vocabulary and key are traced. The
+whole learning of a task (updates and steps, ``lax.scan``; programs and grids, ``vmap``) is
+one call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
+
+from jaxarc.envs.structured_actions import BboxAction
+from jaxarc.envs.transition import apply_action, effective_operation
+from jaxarc.grid import operation_ids as ops
+from jaxarc.grid.operations import GridState
+from jaxarc.solve.candidates import candidate_actions
+from jaxarc.solve.problem import MAX_SIDE, Problem
+from jaxarc.solve.replay import MAX_STEPS, replay_on_task
+from jaxarc.solve.search import search_config
+from jaxarc.solve.solver import describe_sequence, first_two_distinct
+from jaxarc.solve.tiling import tile_layout_actions
+
+CANVAS_SIDES = (10, 20, 30)
+DEMO_SLOTS = (4, 6, 10)  # demonstration pairs, padded up to one of these
+VOCABULARY_SLOTS = (64, 128, 256)  # vocabulary rows, padded up to one of these
+NOOP = (-1, 0, 0, 0, 0)  # the environment's no-op (an unknown operation)
+
+
+class ProgramRLError(ValueError):
+    """A setting the learner cannot use (with the reason)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramRLConfig:
+    """How each task's program policy learns.
+
+    ``updates`` GRPO updates of ``group_size`` sampled programs of ``program_length``
+    actions; ``learning_rate`` of Adam on the logits; the reward of a program is the mean
+    over demonstrations of (pair solved + share of matching cells) / 2, plus
+    ``success_bonus`` when every pair is solved, less ``action_cost`` per action that is not
+    the no-op."""
+
+    updates: int = 200
+    group_size: int = 64
+    program_length: int = 16
+    learning_rate: float = 0.1
+    success_bonus: float = 1.0
+    action_cost: float = 0.002
+    credit: str = "step"
+    noop_prior: float = 0.1
+    policy: str = "chain"
+    memory: bool = True
+
+    def __post_init__(self) -> None:
+        if self.updates < 0:
+            raise ProgramRLError(f"ProgramRLConfig.updates={self.updates}: at least 0")
+        for name in ("group_size", "program_length"):
+            if getattr(self, name) < 1:
+                raise ProgramRLError(f"ProgramRLConfig.{name}={getattr(self, name)}: at least 1")
+        if self.group_size < 2:
+            raise ProgramRLError(
+                f"ProgramRLConfig.group_size={self.group_size}: GRPO compares at least 2"
+            )
+        if self.program_length > MAX_STEPS:
+            raise ProgramRLError(
+                f"ProgramRLConfig.program_length={self.program_length}: at most {MAX_STEPS}"
+            )
+        if self.credit not in ("step", "program"):
+            raise ProgramRLError(f"ProgramRLConfig.credit={self.credit!r}: 'step' or 'program'")
+        if self.policy not in ("chain", "per-step"):
+            raise ProgramRLError(f"ProgramRLConfig.policy={self.policy!r}: 'chain' or 'per-step'")
+        if not 0 <= self.noop_prior < 1:
+            raise ProgramRLError(f"ProgramRLConfig.noop_prior={self.noop_prior}: in [0, 1)")
+        if self.learning_rate <= 0:
+            raise ProgramRLError(
+                f"ProgramRLConfig.learning_rate={self.learning_rate}: must be more than 0"
+            )
+
+    @property
+    def env_steps_per_task(self) -> int:
+        """Program steps played per demonstration pair in learning."""
+        return self.updates * self.group_size * self.program_length
+
+
+def program_vocabulary(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
+    """The actions a program of ``problem`` is made of, one row ``(operation, r1, c1, r2,
+    c2)`` per grid (demonstration inputs, then test inputs): the no-op first, then the
+    search's candidates, then the tile-layout actions; duplicates removed."""
+    grids = problem.num_demos + problem.num_tests
+    noop = np.tile(np.asarray(NOOP, np.int32), (1, grids, 1))
+    table = np.concatenate([noop, candidate_actions(problem), tile_layout_actions(problem)])
+    _, first = np.unique(table.reshape(len(table), -1), axis=0, return_index=True)
+    return table[np.sort(first)]
+
+
+def _bucket(value: int, buckets: tuple[int, ...], what: str) -> int:
+    found = next((b for b in buckets if b >= value), None)
+    if found is None:
+        raise ProgramRLError(f"{value} {what}: at most {buckets[-1]}")
+    return found
+
+
+BOX_CLASSES = 5  # an action's box, for its kind: no-op, whole grid, (0, 0), another cell, a box
+
+
+def action_kinds(table: Int32[np.ndarray, "C N 5"]) -> Int32[np.ndarray, " C"]:
+    """The kind of each vocabulary action, shared by every task: its operation and the class
+    of its box (no-op, the whole grid, the cell (0, 0), another cell, any other box, the
+    same on every grid or not), ``(operation + 1) * BOX_CLASSES + class``. A prior over
+    kinds (:mod:`jaxarc.solve.program_prior`) carries from task to task what a vocabulary
+    of concrete coordinates cannot."""
+    first = table[:, 0]
+    op, r1, c1, r2, c2 = (first[:, k] for k in range(5))
+    whole = (r1 == 0) & (c1 == 0) & (r2 == 29) & (c2 == 29)
+    cell = (r1 == r2) & (c1 == c2)
+    origin = cell & (r1 == 0) & (c1 == 0)
+    box_class = np.select([op < 0, whole, origin, cell], [0, 1, 2, 3], 4)
+    return ((op + 1) * BOX_CLASSES + box_class).astype(np.int32)
+
+
+NUM_KINDS = (ops.NUM_OPERATIONS + 1) * BOX_CLASSES
+
+
+class TaskArrays(eqx.Module):
+    """One task as its learning plays it, padded to static sizes: the vocabulary's rows per
+    demonstration ``[C, D, 5]`` (unused rows are no-ops), which rows are real, their kinds,
+    the demonstration inputs, shapes and outputs (``-1`` outside a grid), and which of the
+    ``D`` slots hold a demonstration."""
+
+    table: Int32[Array, "C D 5"]
+    valid: Bool[Array, " C"]
+    kinds: Int32[Array, " C"]
+    inputs: Int8[Array, "D H W"]
+    shapes: Int32[Array, "D 2"]
+    targets: Int8[Array, "D H W"]
+    demo: Bool[Array, " D"]
+
+
+def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLConfig, side: int):
+    """Play ``programs`` on every demonstration: per program and step what the program
+    earns from that step on (the score's gain to the end, the bonus, the cost of the actions
+    left), the whole reward, and whether it solves every demonstration."""
+    env_config = search_config(side)
+    canvas = (side, side)
+    root = jax.vmap(GridState.create)(task.inputs, task.shapes)
+    pairs = jnp.maximum(jnp.sum(task.demo), 1).astype(jnp.float32)
+
+    def one_grid(state: GridState, row: Int32[Array, "5"], grid, shape) -> GridState:
+        act = BboxAction(row[0], row[1], row[2], row[3], row[4]).normalized(canvas)
+        operation = effective_operation(act.operation, jnp.asarray(True), env_config)
+        return apply_action(state, operation, act, grid, shape, env_config)
+
+    def score(states: GridState) -> Float32[Array, ""]:
+        """The mean over demonstrations of (solved + share of matching cells) / 2."""
+        equal = states.grid == task.targets
+        union = (states.grid >= 0) | (task.targets >= 0)
+        cells = jnp.maximum(jnp.sum(union, axis=(1, 2)), 1).astype(jnp.float32)
+        share = jnp.sum(equal & union, axis=(1, 2)).astype(jnp.float32) / cells
+        matched = jnp.all(equal, axis=(1, 2)).astype(jnp.float32)
+        return jnp.sum(jnp.where(task.demo, (matched + share) / 2, 0.0)) / pairs
+
+    def play(program: Int32[Array, " T"]):
+        def step(states: GridState, index: Int32[Array, ""]):
+            rows = task.table[index]
+            states = jax.vmap(one_grid)(states, rows, task.inputs, task.shapes)
+            return states, score(states)
+
+        final, scores = jax.lax.scan(step, root, program)
+        solved = jnp.all(jnp.all(final.grid == task.targets, axis=(1, 2)) | ~task.demo)
+        return jnp.concatenate([score(root)[None], scores]), solved
+
+    scores, solved = jax.vmap(play)(programs)  # [G, T+1], [G]
+    acting = (programs != 0).astype(jnp.float32)
+    costs_left = jnp.cumsum(acting[:, ::-1], axis=1)[:, ::-1] * config.action_cost
+    bonus = config.success_bonus * solved.astype(jnp.float32)
+    to_go = scores[:, -1:] - scores[:, :-1] + bonus[:, None] - costs_left
+    reward = scores[:, -1] + bonus - config.action_cost * acting.sum(1)
+    return to_go, reward, solved
+
+
+def _masked(logits: Float32[Array, "R C"], valid: Bool[Array, " C"]) -> Float32[Array, "R C"]:
+    return jnp.where(valid[None], logits, -jnp.inf)
+
+
+def _sample(logits: Float32[Array, "R C"], valid, key: PRNGKeyArray, config: ProgramRLConfig):
+    """``group_size`` programs ``[G, T]``, the logits row each step drew from, and whether
+    the step was chosen (a ``"chain"`` policy draws each action from the row of the action
+    before it, the no-op's row first, and stops at its first no-op)."""
+    logits = _masked(logits, valid)
+
+    def step(carry, t: Int32[Array, ""]):
+        previous, stopped = carry
+        row = previous if config.policy == "chain" else jnp.full_like(previous, t)
+        drawn = jax.random.categorical(jax.random.fold_in(key, t), logits[row], axis=-1)
+        drawn = jnp.where(stopped, 0, drawn)
+        chosen = ~stopped
+        stopped = stopped | ((drawn == 0) & (config.policy == "chain"))
+        return (drawn, stopped), (drawn, row, chosen)
+
+    start = (jnp.zeros(config.group_size, jnp.int32), jnp.zeros(config.group_size, bool))
+    _, (programs, rows, chosen) = jax.lax.scan(
+        step, start, jnp.arange(config.program_length, dtype=jnp.int32)
+    )
+    return programs.T, rows.T, chosen.T
+
+
+def _rows_and_chosen(program: Int32[Array, " T"], config: ProgramRLConfig):
+    """The logits row each step of ``program`` draws from, and whether it is chosen."""
+    steps = jnp.arange(program.shape[0], dtype=jnp.int32)
+    if config.policy == "per-step":
+        return steps, jnp.ones(program.shape, bool)
+    previous = jnp.concatenate([jnp.zeros(1, jnp.int32), program[:-1]])
+    stops = (program == 0).astype(jnp.int32)
+    stopped_before = jnp.cumsum(stops) - stops
+    return previous, stopped_before == 0
+
+
+def grpo_step(
+    logits_of,
+    params,
+    task: TaskArrays,
+    key: PRNGKeyArray,
+    config: ProgramRLConfig,
+    side: int,
+    memory: Int32[Array, " T"] | None = None,
+):
+    """One GRPO update's gradient for ``params`` (``logits_of(params)`` gives the task's
+    ``[R, C]`` logits), and the programs, rewards and successes. With a ``memory`` (the
+    best program found so far), it takes the place of the group's last sample, so the
+    policy is pulled towards the best it has found while the others explore around it (a
+    memory buffer of one, as in memory-augmented policy optimisation)."""
+    programs, rows, chosen = _sample(logits_of(params), task.valid, key, config)
+    if memory is not None:
+        memory_rows, memory_chosen = _rows_and_chosen(memory, config)
+        programs = programs.at[-1].set(memory)
+        rows, chosen = rows.at[-1].set(memory_rows), chosen.at[-1].set(memory_chosen)
+    to_go, reward, solved = _returns(task, programs, config, side)
+    # "step": each step by what follows it; "program": every step by the whole reward
+    whole = jnp.broadcast_to(reward[:, None], to_go.shape)
+    credit = to_go if config.credit == "step" else whole
+    advantage = (credit - credit.mean(0, keepdims=True)) / (credit.std(0, keepdims=True) + 1e-6)
+
+    def loss(params) -> Float32[Array, ""]:
+        log_probs = jax.nn.log_softmax(_masked(logits_of(params), task.valid), axis=-1)[rows]
+        taken = jnp.take_along_axis(log_probs, programs[..., None], axis=2)[..., 0]
+        return -jnp.mean(jnp.sum(jnp.where(chosen, advantage * taken, 0.0), axis=1))
+
+    return jax.grad(loss)(params), programs, reward, solved
+
+
+def uniform_logits(valid: Bool[Array, " C"], config: ProgramRLConfig) -> Float32[Array, "R C"]:
+    """Every action equally likely, but the no-op (a chain's stop) at ``noop_prior``."""
+    rows = valid.shape[0] if config.policy == "chain" else config.program_length
+    others = jnp.maximum(jnp.sum(valid) - 1, 1).astype(jnp.float32)
+    noop = jnp.log(config.noop_prior * others / (1 - config.noop_prior) + 1e-9)
+    return jnp.zeros((rows, valid.shape[0]), jnp.float32).at[:, 0].set(noop)
+
+
+class Learned(eqx.Module):
+    """What learning one task gives: the logits, the best sampled program ``[T]``
+    (vocabulary rows) and its reward, the update at which a sampled program first solved
+    every demonstration (``-1``: never), and per update the group's mean reward and share of
+    programs that solved every demonstration."""
+
+    logits: Float32[Array, "R C"]
+    best_program: Int32[Array, " T"]
+    best_reward: Float32[Array, ""]
+    first_solved: Int32[Array, ""]
+    mean_reward: Float32[Array, " U"]
+    solved_share: Float32[Array, " U"]
+
+
+@functools.cache
+def _learn_program(config: ProgramRLConfig, side: int):
+    """The compiled learning of one task from ``init`` logits (static: config, canvas)."""
+    optimizer = optax.adam(optax.constant_schedule(config.learning_rate))
+
+    def learn(key: PRNGKeyArray, task: TaskArrays, init: Float32[Array, "R C"]) -> Learned:
+        def update(carry, index: Int32[Array, ""]):
+            logits, opt_state, best_program, best_reward, first_solved = carry
+            grads, programs, reward, solved = grpo_step(
+                lambda p: p,
+                logits,
+                task,
+                jax.random.fold_in(key, index),
+                config,
+                side,
+                best_program if config.memory else None,
+            )
+            grads = jnp.where(task.valid[None], grads, 0.0)
+            with jax.numpy_dtype_promotion("standard"):  # optax mixes int32 counts and floats
+                steps, opt_state = optimizer.update(grads, opt_state, logits)
+            logits = optax.apply_updates(logits, steps)
+            top = jnp.argmax(reward)
+            better = reward[top] > best_reward
+            best_program = jnp.where(better, programs[top], best_program)
+            best_reward = jnp.where(better, reward[top], best_reward)
+            first_solved = jnp.where((first_solved < 0) & jnp.any(solved), index, first_solved)
+            carry = (logits, opt_state, best_program, best_reward, first_solved)
+            return carry, (reward.mean(), solved.mean())
+
+        carry = (
+            init,
+            optimizer.init(init),
+            jnp.zeros(config.program_length, jnp.int32),
+            jnp.float32(-jnp.inf),
+            jnp.int32(-1),
+        )
+        carry, (mean_reward, solved_share) = jax.lax.scan(
+            update, carry, jnp.arange(config.updates, dtype=jnp.int32)
+        )
+        logits, _, best_program, best_reward, first_solved = carry
+        return Learned(
+            _masked(logits, task.valid),
+            best_program,
+            best_reward,
+            first_solved,
+            mean_reward,
+            solved_share,
+        )
+
+    return jax.jit(learn)
+
+
+def _pad(grids: tuple[np.ndarray, ...], slots: int, side: int) -> tuple[np.ndarray, np.ndarray]:
+    padded = np.full((slots, side, side), -1, np.int8)
+    shapes = np.ones((slots, 2), np.int32)
+    for k, grid in enumerate(grids):
+        padded[k, : grid.shape[0], : grid.shape[1]] = grid
+        shapes[k] = grid.shape
+    padded[len(grids) :, 0, 0] = 0  # unused slots: a 1x1 grid of colour 0
+    return padded, shapes
+
+
+def task_arrays(problem: Problem) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"], int]:
+    """``problem`` as its learning plays it: ``(the padded arrays, the vocabulary, the
+    canvas side)``."""
+    table = program_vocabulary(problem)
+    demos = problem.num_demos
+    slots = _bucket(demos, DEMO_SLOTS, "demonstration pairs")
+    rows = _bucket(len(table), VOCABULARY_SLOTS, "vocabulary actions")
+    resized = table[table[..., 0] == ops.RESIZE][:, 3:] + 1  # the largest grid a RESIZE makes
+    grids = (*problem.demo_inputs, *problem.demo_outputs)
+    largest = max(max(max(g.shape) for g in grids), int(resized.max(initial=1)))
+    side = next(s for s in CANVAS_SIDES if s >= min(largest, MAX_SIDE))
+    demo_table = np.zeros((rows, slots, 5), np.int32)
+    demo_table[..., 0] = -1
+    demo_table[: len(table), :demos] = table[:, :demos]
+    demo_table[: len(table), demos:] = table[:, :1]  # unused slots play the first grid's
+    kinds = np.zeros(rows, np.int32)
+    kinds[: len(table)] = action_kinds(table)
+    inputs, shapes = _pad(problem.demo_inputs, slots, side)
+    targets, _ = _pad(problem.demo_outputs, slots, side)
+    demo = np.arange(slots) < demos
+    targets[~demo] = -1
+    arrays = TaskArrays(
+        *(jnp.asarray(x) for x in (demo_table, np.arange(rows) < len(table), kinds)),
+        *(jnp.asarray(x) for x in (inputs, shapes, targets, demo)),
+    )
+    return arrays, table, side
+
+
+def learn_program(
+    problem: Problem,
+    config: ProgramRLConfig,
+    key: PRNGKeyArray,
+    prior: Float32[Array, "K K"] | None = None,
+) -> tuple[Learned, Int32[np.ndarray, "C N 5"], int]:
+    """Learn ``problem``'s program policy from its demonstrations, starting from the
+    ``prior`` over action kinds (a ``"chain"`` policy) or, without one, from
+    :func:`uniform_logits`: ``(what was learned, the vocabulary, the canvas side)``."""
+    arrays, table, side = task_arrays(problem)
+    if prior is None:
+        init = uniform_logits(arrays.valid, config)
+    else:
+        init = jnp.asarray(prior)[arrays.kinds[:, None], arrays.kinds[None, :]]
+    learned = _learn_program(config, side)(key, arrays, init)
+    return jax.device_get(learned), table, side
+
+
+def greedy_program(logits: np.ndarray, config: ProgramRLConfig) -> Int32[np.ndarray, " T"]:
+    """The policy's most likely action at each step (vocabulary rows; a ``"chain"`` policy
+    follows its own choices and stops at the first no-op)."""
+    if config.policy == "per-step":
+        return np.argmax(logits, axis=-1).astype(np.int32)
+    program, previous = [], 0
+    for _ in range(config.program_length):
+        previous = int(np.argmax(logits[previous]))
+        if previous == 0:
+            break
+        program.append(previous)
+    return np.asarray(program, np.int32)
+
+
+def _program_rows(program: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """A program of vocabulary rows as ``[T', N, 5]`` actions, its no-ops left out."""
+    return table[[int(k) for k in program if k != 0]]
+
+
+def program_rl_attempts(
+    problem: Problem,
+    config: ProgramRLConfig,
+    key: PRNGKeyArray,
+    prior: Float32[Array, "K K"] | None = None,
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
+    """Two attempts per test input of ``problem`` after learning its program policy (from
+    ``prior``, see :func:`learn_program`), and what the learning did (see the module
+    docstring)."""
+    start = time.perf_counter()
+    learned, table, side = learn_program(problem, config, key, prior)
+    greedy = _program_rows(greedy_program(np.asarray(learned.logits), config), table)
+    best = _program_rows(np.asarray(learned.best_program), table)
+    greedy_solves, greedy_tests = replay_on_task(problem, greedy)
+    best_solves, best_tests = replay_on_task(problem, best)
+    played = ((greedy_solves, greedy_tests), (best_solves, best_tests))
+    solving = [tests for solves, tests in played if solves]
+    options = [*solving, *(tests for _, tests in played), list(problem.test_inputs)]
+    attempts = first_two_distinct(options)
+    curve, rewards = np.asarray(learned.solved_share), np.asarray(learned.mean_reward)
+    info = {
+        "vocabulary": int(len(table)),
+        "canvas": side,
+        "greedy_program": describe_sequence(greedy, problem),
+        "greedy_solves_demos": bool(greedy_solves),
+        "best_program": describe_sequence(best, problem),
+        "best_solves_demos": bool(best_solves),
+        "first_solved_update": int(learned.first_solved),
+        # the last update's group (None without updates)
+        "final_mean_reward": round(float(rewards[-1]), 4) if rewards.size else None,
+        "final_solved_share": round(float(curve[-1]), 4) if curve.size else None,
+        "seconds": round(time.perf_counter() - start, 3),
+    }
+    return attempts, info
+
+
+def solve_with_program_rl(
+    problems: list[Problem],
+    config: ProgramRLConfig,
+    *,
+    seed: int = 0,
+    prior: Float32[Array, "K K"] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict[str, list[tuple[np.ndarray, np.ndarray]]], dict[str, dict[str, Any]]]:
+    """``(attempts by task id, what the learning did by task id)`` for every problem, each
+    learned from ``prior`` (see :func:`learn_program`); task ``k`` learns with the key
+    ``fold_in(key(seed), k)``."""
+    base = jax.random.key(seed)
+    attempts, infos = {}, {}
+    for k, problem in enumerate(problems):
+        if progress is not None:
+            progress(k, len(problems))
+        attempts[problem.task_id], infos[problem.task_id] = program_rl_attempts(
+            problem, config, jax.random.fold_in(base, k), prior
+        )
+    if progress is not None:
+        progress(len(problems), len(problems))
+    return attempts, infos

@@ -1,0 +1,247 @@
+"""Program policies learned from reward per task (``jaxarc.solve.program_rl``), the prior
+over action kinds pretrained across tasks (``jaxarc.solve.program_prior``), and their
+commands (``jaxarc solve --method program-rl``, ``jaxarc pretrain-programs``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from jaxarc.cli.main import main
+from jaxarc.grid import operation_ids as ops
+from jaxarc.solve.candidates import WHOLE
+from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_prior import (
+    PriorConfig,
+    PriorError,
+    initial_prior,
+    load_prior,
+    save_prior,
+    train_prior,
+)
+from jaxarc.solve.program_rl import (
+    BOX_CLASSES,
+    NOOP,
+    ProgramRLConfig,
+    ProgramRLError,
+    action_kinds,
+    learn_program,
+    program_rl_attempts,
+    program_vocabulary,
+)
+from jaxarc.solve.replay import replay_on_task
+from jaxarc.solve.tiling import tile_layout_actions
+
+SMALL = ProgramRLConfig(updates=40, group_size=32, program_length=4)
+
+
+def _grids(rng: np.random.Generator, count: int, shape=(4, 4)) -> list[np.ndarray]:
+    return [rng.integers(0, 10, shape).astype(np.int8) for _ in range(count)]
+
+
+def _task(name: str, rule, seed: int, demos: int = 3, shape=(4, 4)) -> Problem:
+    rng = np.random.default_rng(seed)
+    inputs = _grids(rng, demos, shape)
+    return Problem(
+        name, tuple(inputs), tuple(rule(g) for g in inputs), tuple(_grids(rng, 1, shape))
+    )
+
+
+def _mirror_tiling(grid: np.ndarray) -> np.ndarray:
+    top = np.concatenate([grid, np.fliplr(grid)], axis=1)
+    return np.concatenate([top, np.flipud(top)], axis=0)
+
+
+def test_the_vocabulary_starts_with_the_no_op_and_lays_a_tiling_out_tile_by_tile() -> None:
+    rng = np.random.default_rng(0)
+    inputs = [*_grids(rng, 2, (3, 3)), *_grids(rng, 1, (2, 2))]  # two tile sizes
+    tests = _grids(rng, 1, (3, 3))
+    task = Problem("tiles", tuple(inputs), tuple(_mirror_tiling(g) for g in inputs), tuple(tests))
+    vocabulary = program_vocabulary(task)
+    assert (vocabulary[0] == np.asarray(NOOP)).all()
+    layout = tile_layout_actions(task)
+    # RESIZE, per tile 4 actions on its box (square tiles: flips and turns), 3 PASTEs
+    assert layout.shape == (1 + 4 * 4 + 3, 4, 5)
+    resize = layout[0]
+    assert resize[:, 0].tolist() == [ops.RESIZE] * 4
+    assert resize[:, 3:].tolist() == [[5, 5], [5, 5], [3, 3], [5, 5]]  # each grid's own size
+    rows = {
+        (int(r[0, 0]), *(int(v) for v in r[0, 1:])): r for r in layout
+    }  # keyed by the first grid's action
+    program = [np.asarray([(ops.COPY, *WHOLE)] * 4, np.int32), resize]
+    for op, box in [
+        (ops.PASTE, (0, 3, 0, 3)),
+        (ops.FLIP_LR, (0, 3, 2, 5)),
+        (ops.PASTE, (3, 0, 3, 0)),
+        (ops.FLIP_TB, (3, 0, 5, 2)),
+        (ops.PASTE, (3, 3, 3, 3)),
+        (ops.FLIP_LR, (3, 3, 5, 5)),
+        (ops.FLIP_TB, (3, 3, 5, 5)),
+    ]:
+        program.append(rows[(op, *box)])
+    solves, made = replay_on_task(task, np.stack(program))
+    assert solves and np.array_equal(made[0], _mirror_tiling(tests[0]))
+    assert all(any((v == row).all() for v in vocabulary) for row in layout)
+    no_tiling = _task("flip", np.fliplr, 1)
+    assert tile_layout_actions(no_tiling).shape == (0, 4, 5)
+
+
+def test_action_kinds_name_the_operation_and_the_class_of_its_box() -> None:
+    table = np.asarray(
+        [[NOOP], [(ops.FLIP_LR, *WHOLE)], [(ops.PASTE, 0, 0, 0, 0)], [(ops.PASTE, 0, 3, 0, 3)]],
+        np.int32,
+    )
+    table = np.concatenate([table, np.asarray([[(ops.FLIP_TB, 0, 3, 2, 5)]], np.int32)])
+    kinds = action_kinds(table)
+    expected = [0, (ops.FLIP_LR + 1) * BOX_CLASSES + 1, (ops.PASTE + 1) * BOX_CLASSES + 2]
+    expected += [(ops.PASTE + 1) * BOX_CLASSES + 3, (ops.FLIP_TB + 1) * BOX_CLASSES + 4]
+    assert kinds.tolist() == expected
+
+
+@pytest.mark.slow  # compiles the learner (~10 s)
+def test_a_program_policy_learns_a_flip_from_reward_alone_and_compiles_once_per_shape(
+    count_compilations,
+) -> None:
+    flip = _task("flip", np.flipud, 2)
+    attempts, info = program_rl_attempts(flip, SMALL, jax.random.key(0))
+    assert info["greedy_solves_demos"] and info["greedy_program"] == ["FLIP_TB(0,0,29,29)"]
+    assert info["first_solved_update"] >= 0
+    assert np.array_equal(attempts[0][0], np.flipud(flip.test_inputs[0]))
+    untrained = dataclasses.replace(SMALL, updates=0)
+    _, frozen = program_rl_attempts(flip, untrained, jax.random.key(0))
+    assert not frozen["greedy_solves_demos"]  # the uniform start plays the no-op first
+    turn = _task("turn", lambda g: np.rot90(g, 2), 3)  # same canvas, pairs, vocabulary size
+    with count_compilations() as clock:
+        learned, _, _ = learn_program(turn, SMALL, jax.random.key(1))
+    assert clock.programs == 0  # the learner of this shape is compiled already
+    assert np.isfinite(np.asarray(learned.mean_reward)).all()
+    assert learned.mean_reward.shape == (SMALL.updates,)
+
+
+def test_program_rl_settings_refuse_nonsense() -> None:
+    for change, message in [
+        ({"group_size": 1}, "GRPO compares at least 2"),
+        ({"program_length": 40}, "at most 32"),
+        ({"updates": -1}, "at least 0"),
+        ({"credit": "every"}, "'step' or 'program'"),
+        ({"policy": "net"}, "'chain' or 'per-step'"),
+        ({"noop_prior": 1.0}, "in [0, 1)"),
+        ({"learning_rate": 0.0}, "must be more than 0"),
+    ]:
+        with pytest.raises(ProgramRLError, match=re.escape(message)):
+            ProgramRLConfig(**change)
+    with pytest.raises(ProgramRLError, match="needs 'chain'"):
+        PriorConfig(program=ProgramRLConfig(policy="per-step"))
+
+
+def test_a_saved_prior_loads_as_it_was_and_a_broken_one_is_named(tmp_path: Path) -> None:
+    config = PriorConfig(rounds=1, program=SMALL)
+    prior = initial_prior(SMALL) + np.random.default_rng(0).normal(size=(1, 1)).astype(np.float32)
+    save_prior(tmp_path / "run", prior, config, {"tasks": ["a"]})
+    loaded, loaded_config = load_prior(tmp_path / "run")
+    assert np.array_equal(loaded, prior) and loaded_config == config
+    np.savez(tmp_path / "run" / "prior.npz", prior=np.zeros((3, 3), np.float32))
+    with pytest.raises(PriorError, match=r"run/prior.npz: a prior of shape \(3, 3\)"):
+        load_prior(tmp_path / "run")
+    (tmp_path / "run" / "prior.json").write_text("{")
+    with pytest.raises(PriorError, match="not a readable program prior"):
+        load_prior(tmp_path / "run")
+
+
+@pytest.mark.slow  # learns three tasks, fits the prior (~30 s)
+def test_the_prior_learns_which_kinds_solved_tasks_and_starts_the_next_task_there() -> None:
+    flips = [_task(f"flip{k}", np.fliplr, 10 + k) for k in range(3)]
+    config = PriorConfig(rounds=1, program=SMALL)
+    prior, history = train_prior(flips, config, jax.random.key(0))
+    assert history[0]["tasks_solved"] == ["flip0", "flip1", "flip2"]
+    flip_kind = (ops.FLIP_LR + 1) * BOX_CLASSES + 1
+    start = initial_prior(SMALL)[0]
+    assert prior[0, flip_kind] > start[flip_kind] + 1
+    assert np.argmax(prior[0, 1:]) + 1 == flip_kind  # the likeliest first action, after stop
+    fresh = _task("flip-new", np.fliplr, 20)
+    frozen = dataclasses.replace(SMALL, updates=0)
+    _, from_prior = program_rl_attempts(fresh, frozen, jax.random.key(0), prior)
+    assert from_prior["greedy_solves_demos"]  # no update: the prior's own first program
+
+
+def _write_dir(root: Path, tasks: list[Problem], outputs: str) -> Path:
+    root.mkdir(parents=True)
+    for task in tasks:
+        rule = np.fliplr if task.task_id.startswith("flip") else (lambda g: np.rot90(g, 2))
+        test_out = {"true": rule, "corrupt": lambda g: np.full((2, 2), 9, np.int8)}[outputs]
+        body = {
+            "train": [
+                {"input": a.tolist(), "output": b.tolist()}
+                for a, b in zip(task.demo_inputs, task.demo_outputs, strict=True)
+            ],
+            "test": [
+                {"input": g.tolist(), "output": test_out(g).tolist()} for g in task.test_inputs
+            ],
+        }
+        (root / f"{task.task_id}.json").write_text(json.dumps(body))
+    return root
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main([*argv])
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.slow  # pretrains, then solves twice (~60 s)
+def test_pretrain_then_solve_from_the_prior_never_reads_a_test_output(
+    tmp_path: Path, capsys
+) -> None:
+    train = [_task(f"flip{k}", np.fliplr, 30 + k) for k in range(2)]
+    source = _write_dir(tmp_path / "train", train, "true")
+    prior_dir = tmp_path / "prior"
+    argv = ["pretrain-programs", "--no-compile-cache", "--source", str(source)]
+    code, out, err = _run(capsys, *argv, "--rounds", "1", "--run-dir", str(prior_dir))
+    assert code == 0, err
+    assert "a sampled or greedy program solved every demonstration of 2 of 2 tasks" in out
+    held_out = [_task("flip-a", np.fliplr, 40), _task("half-b", lambda g: np.rot90(g, 2), 41)]
+    submissions = {}
+    for kind in ("true", "corrupt"):
+        solve_source = _write_dir(tmp_path / kind, held_out, kind)
+        out_file = tmp_path / f"{kind}.json"
+        argv = ["solve", "--no-compile-cache", "--source", str(solve_source)]
+        argv += ["--checkpoint", str(prior_dir), "--budget", "8192", "--out", str(out_file)]
+        code, out, err = _run(capsys, *argv)
+        assert code == 0, err
+        submissions[kind] = json.loads(out_file.read_text())
+        report = json.loads(out_file.with_suffix(".report.json").read_text())
+        assert report["method"] == "program-rl" and report["prior"] == str(prior_dir)
+        assert report["program_rl"]["updates"] == 8192 // (64 * 16)
+    assert submissions["true"] == submissions["corrupt"]
+    truth = json.loads((tmp_path / "true.report.json").read_text())
+    assert truth["tasks"]["flip-a"]["greedy_solves_demos"] and truth["tasks"]["flip-a"]["solved"]
+
+
+def test_program_rl_bad_input_is_one_line_and_nothing_written(tmp_path: Path, capsys) -> None:
+    source = _write_dir(tmp_path / "tasks", [_task("flip", np.fliplr, 50)], "true")
+    prior_dir = tmp_path / "prior"
+    save_prior(prior_dir, initial_prior(ProgramRLConfig()), PriorConfig(), {})
+    out = tmp_path / "out.json"
+    base = ["solve", "--no-compile-cache", "--source", str(source), "--out", str(out)]
+    for extra, message in [
+        (["--method", "program-rl", "--checkpoint", str(tmp_path)], "not a program prior"),
+        (["--method", "program-rl", "--budget", "10"], "one program-rl update takes 1024"),
+        (["--method", "program-rl", "--budget", "5s"], "not seconds"),
+        (["--method", "policy", "--checkpoint", str(prior_dir)], "is a program prior"),
+        (["--method", "search", "--checkpoint", str(prior_dir)], "applies to --method policy"),
+    ]:
+        code, _, err = _run(capsys, *base, *extra)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+        assert not out.exists()
+    argv = ["pretrain-programs", "--source", str(source), "--skip", "5", "--run-dir"]
+    code, _, err = _run(capsys, *argv, str(tmp_path / "p2"))
+    assert code == 2 and "--skip 5: " in err and not (tmp_path / "p2").exists()
