@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU tables of benchmarks/results (*_gpu.md): the environment formats, the faces and the
 # trainer's step and update, then a quick training run, test-time RL on ARC-AGI-1 evaluation
-# tasks with its checkpoint (`jaxarc solve`) and the eager step ratio, each step
+# tasks with its checkpoint and a program policy learned per task (`jaxarc solve`) and the
+# eager step ratio, each step
 # time-boxed so that one slow step does not cost the others. Run from the repository root on
 # a machine with a CUDA jax; results go to $OUT (default benchmarks/results), the log to
 # $OUT/gpu_run.log. DEADLINE (seconds, default 540) bounds the whole script: a step gets at
@@ -19,6 +20,7 @@ if [ "${SMOKE:-0}" = 1 ]; then
   RUN_FLAGS=(--preset quick --num-updates 2 --bc-updates 1)
   EAGER_FLAGS=(--batch-tasks 2 --group-size 2 --updates 1 --compiled-steps 1 --step-episodes 4)
   SOLVE_FLAGS=(--limit 2 --budget 128)  # one test-time update per task
+  PROGRAM_FLAGS=(--limit 2 --budget 1024)  # one program-rl update per task
 else
   FORMAT_BATCHES=4096,65536,262144 FACE_BATCHES=4096,65536 FACE_ENVS=ARC-AGI-1,gen/easy
   STEPS=100 REPEATS=3
@@ -26,6 +28,7 @@ else
   RUN_FLAGS=(--preset quick)
   EAGER_FLAGS=(--step-episodes 128)
   SOLVE_FLAGS=(--limit 64 --tasks-at-once 16)
+  PROGRAM_FLAGS=(--limit 64)
 fi
 
 DEADLINE=${DEADLINE:-540}
@@ -75,6 +78,9 @@ cp /tmp/gpu_quick_run/metrics.jsonl "$OUT/quick_run_gpu_metrics.jsonl" 2>/dev/nu
 step 150 "test-time RL solve" "$PY" -m jaxarc solve --source arc-agi-1/evaluation \
   --method test-time-rl --checkpoint /tmp/gpu_quick_run "${SOLVE_FLAGS[@]}" --out /tmp/gpu_solve.json
 cp /tmp/gpu_solve.report.json "$OUT/solve_test_time_rl_gpu.report.json" 2>/dev/null
+step 150 "program-rl solve" "$PY" -m jaxarc solve --source arc-agi-1/evaluation \
+  --method program-rl "${PROGRAM_FLAGS[@]}" --out /tmp/gpu_program_rl.json
+cp /tmp/gpu_program_rl.report.json "$OUT/solve_program_rl_gpu.report.json" 2>/dev/null
 step 300 "eager step ratio" "$PY" -m jaxarc bench train --preset quick --eager-steps 1 --updates 1 \
   "${EAGER_FLAGS[@]}"
 echo "=== done $(date -u +%H:%M:%S)" | tee -a "$LOG"

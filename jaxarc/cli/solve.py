@@ -116,8 +116,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pretrain.add_argument(
         "--rounds",
         type=positive_int,
-        default=2,
-        help="passes over the tasks, each learning them from the prior so far",
+        default=1,
+        help="passes over the tasks, each learning them from the prior so far (default 1)",
     )
     pretrain.add_argument("--run-dir", type=Path, required=True)
     pretrain.add_argument("--seed", type=int, default=0)
@@ -245,13 +245,11 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
     tt = TestTimeConfig(tasks_at_once=args.tasks_at_once)
     if args.budget is not None:
         per_update = tt.env_steps_per_update(config.max_episode_steps)
-        if args.budget.steps < per_update:
-            raise CLIError(
-                f"--budget {args.budget.steps}: one test-time update takes {per_update} "
-                f"environment steps ({tt.batch_tasks} groups x {tt.group_size} rollouts x "
-                f"{config.max_episode_steps} steps); give at least that"
-            )
-        tt = dataclasses.replace(tt, updates=args.budget.steps // per_update)
+        what = (
+            f"one test-time update takes {per_update} environment steps ({tt.batch_tasks} "
+            f"groups x {tt.group_size} rollouts x {config.max_episode_steps} steps)"
+        )
+        tt = dataclasses.replace(tt, updates=_updates_in_budget(args.budget, per_update, what))
     log, finished = _open_progress_log(args, problems, path, tt)
     if finished and progress.enabled:
         print(
@@ -290,6 +288,14 @@ def _test_time_rl_attempts(args: argparse.Namespace, problems: list, progress: T
     return attempts, infos, info
 
 
+def _updates_in_budget(budget: Any, per_update: int, what: str) -> int:
+    """The whole updates that ``budget`` (in steps) pays for; one line naming ``what`` one
+    update costs when it pays for none."""
+    if budget.steps < per_update:
+        raise CLIError(f"--budget {budget.steps}: {what}; give at least that")
+    return budget.steps // per_update
+
+
 def _program_rl_attempts(args: argparse.Namespace, problems: list, progress: TaskProgress):
     from jaxarc.solve.program_prior import PriorError, load_prior
     from jaxarc.solve.program_rl import ProgramRLConfig, solve_with_program_rl
@@ -303,13 +309,12 @@ def _program_rl_attempts(args: argparse.Namespace, problems: list, progress: Tas
         config, source = prior_config.program, str(args.checkpoint)
     if args.budget is not None:
         per_update = config.group_size * config.program_length
-        if args.budget.steps < per_update:
-            raise CLIError(
-                f"--budget {args.budget.steps}: one program-rl update takes {per_update} "
-                f"program steps per demonstration ({config.group_size} programs x "
-                f"{config.program_length} actions); give at least that"
-            )
-        config = dataclasses.replace(config, updates=args.budget.steps // per_update)
+        what = (
+            f"one program-rl update takes {per_update} program steps per demonstration "
+            f"({config.group_size} programs x {config.program_length} actions)"
+        )
+        updates = _updates_in_budget(args.budget, per_update, what)
+        config = dataclasses.replace(config, updates=updates)
     attempts, infos = solve_with_program_rl(
         problems, config, seed=args.seed, prior=prior, progress=progress
     )

@@ -5,17 +5,20 @@ A task's vocabulary has its own concrete actions, so what carries from task to t
 **kind** of an action (:func:`~jaxarc.solve.program_rl.action_kinds`: its operation and the
 class of its box). The prior is one logit per pair of kinds, ``[K, K]``: how likely an
 action of one kind follows one of another (the no-op's row starts a program, its column
-stops it). On a task, the chain policy's logits are the prior gathered at the vocabulary's
+stops it). On a task, the chain policy's starting logits are the prior at the vocabulary's
 kinds, ``prior[kind[a], kind[b]]``.
 
-Pretraining is GRPO on the prior itself, task after task: for each task of the pretraining
-set, ``updates_per_task`` updates sample programs from the gathered logits, play them on
-the task's demonstrations with the environment's own step code, and follow the policy
-gradient of their rewards (the reward of :class:`~jaxarc.solve.program_rl.ProgramRLConfig`)
-into the prior. No expert, no search and no test output: a task's test inputs play no part.
+Pretraining runs in rounds over a set of tasks. Each round learns every task exactly as
+``jaxarc solve --method program-rl`` does, from the prior so far (the first round from the
+uniform start), keeps the programs among the greedy and the best sampled one that solve
+the task's demonstrations (checked by the environment's replay), and fits the prior to
+every program kept so far: their log-likelihood under the chain policy, pulled towards the
+initial prior. The programs are the learner's own, found by reward: no expert, no search,
+and a task's test inputs and outputs play no part.
+
 The prior is saved as ``prior.npz`` in a run directory with ``prior.json`` (its settings,
-the tasks it learned from and its curve); ``jaxarc solve --checkpoint DIR`` on such a
-directory learns each task from it (``--method program-rl``).
+the tasks and, per round, the tasks solved), after every round; ``jaxarc solve --checkpoint
+DIR`` on such a directory learns each task from it (``--method program-rl``).
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ class PriorConfig:
     ``fit_steps`` Adam steps at ``learning_rate`` that fit the prior to the programs found,
     pulled towards the initial prior with weight ``anchor``."""
 
-    rounds: int = 2
+    rounds: int = 1
     fit_steps: int = 300
     learning_rate: float = 0.05
     anchor: float = 0.1
@@ -91,11 +94,6 @@ def initial_prior(config: ProgramRLConfig) -> Float32[np.ndarray, "K K"]:
     odds = config.noop_prior / (1 - config.noop_prior)
     prior[:, 0] = np.log(odds * (TYPICAL_VOCABULARY - 1) + 1e-9)
     return prior
-
-
-def gathered(prior: Float32[Array, "K K"], task: TaskArrays) -> Float32[Array, "C C"]:
-    """The task's chain logits: ``prior[kind[a], kind[b]]`` over its vocabulary."""
-    return prior[task.kinds[:, None], task.kinds[None, :]]
 
 
 class Examples(eqx.Module):

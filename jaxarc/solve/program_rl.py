@@ -48,7 +48,7 @@ from jaxarc.grid.operations import GridState
 from jaxarc.solve.candidates import candidate_actions
 from jaxarc.solve.problem import MAX_SIDE, Problem
 from jaxarc.solve.replay import MAX_STEPS, replay_on_task
-from jaxarc.solve.search import search_config
+from jaxarc.solve.search import pad_slots, search_config
 from jaxarc.solve.solver import describe_sequence, first_two_distinct
 from jaxarc.solve.tiling import tile_layout_actions
 
@@ -66,11 +66,15 @@ class ProgramRLError(ValueError):
 class ProgramRLConfig:
     """How each task's program policy learns.
 
-    ``updates`` GRPO updates of ``group_size`` sampled programs of ``program_length``
-    actions; ``learning_rate`` of Adam on the logits; the reward of a program is the mean
-    over demonstrations of (pair solved + share of matching cells) / 2, plus
-    ``success_bonus`` when every pair is solved, less ``action_cost`` per action that is not
-    the no-op."""
+    ``updates`` GRPO updates of ``group_size`` sampled programs of at most
+    ``program_length`` actions; ``learning_rate`` of Adam on the logits. The reward of a
+    program is the mean over demonstrations of (pair solved + share of matching cells) / 2,
+    plus ``success_bonus`` when every pair is solved, less ``action_cost`` per action that
+    is not the no-op. ``credit``: ``"step"`` credits each step with what the program earned
+    from it on, ``"program"`` every step with the whole reward. ``policy``: ``"chain"``
+    draws each action from the row of the one before (and stops at the no-op),
+    ``"per-step"`` from a row per step. ``noop_prior``: the no-op's starting probability.
+    ``memory``: the best program found so far replaces one sample of every group."""
 
     updates: int = 200
     group_size: int = 64
@@ -125,11 +129,10 @@ def program_vocabulary(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
     return table[np.sort(first)]
 
 
-def _bucket(value: int, buckets: tuple[int, ...], what: str) -> int:
+def _bucket(value: int, buckets: tuple[int, ...]) -> int:
+    """The smallest bucket that holds ``value``; beyond the last, a multiple of it."""
     found = next((b for b in buckets if b >= value), None)
-    if found is None:
-        raise ProgramRLError(f"{value} {what}: at most {buckets[-1]}")
-    return found
+    return found if found is not None else -(-value // buckets[-1]) * buckets[-1]
 
 
 BOX_CLASSES = 5  # an action's box, for its kind: no-op, whole grid, (0, 0), another cell, a box
@@ -137,8 +140,8 @@ BOX_CLASSES = 5  # an action's box, for its kind: no-op, whole grid, (0, 0), ano
 
 def action_kinds(table: Int32[np.ndarray, "C N 5"]) -> Int32[np.ndarray, " C"]:
     """The kind of each vocabulary action, shared by every task: its operation and the class
-    of its box (no-op, the whole grid, the cell (0, 0), another cell, any other box, the
-    same on every grid or not), ``(operation + 1) * BOX_CLASSES + class``. A prior over
+    of its box as the first grid has it (no-op, the whole grid, the cell (0, 0), another
+    cell, any other box), ``(operation + 1) * BOX_CLASSES + class``. A prior over
     kinds (:mod:`jaxarc.solve.program_prior`) carries from task to task what a vocabulary
     of concrete coordinates cannot."""
     first = table[:, 0]
@@ -191,17 +194,26 @@ def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLC
         matched = jnp.all(equal, axis=(1, 2)).astype(jnp.float32)
         return jnp.sum(jnp.where(task.demo, (matched + share) / 2, 0.0)) / pairs
 
-    def play(program: Int32[Array, " T"]):
-        def step(states: GridState, index: Int32[Array, ""]):
-            rows = task.table[index]
-            states = jax.vmap(one_grid)(states, rows, task.inputs, task.shapes)
-            return states, score(states)
+    def apply(states: GridState, rows: Int32[Array, "D 5"]) -> GridState:
+        return jax.vmap(one_grid)(states, rows, task.inputs, task.shapes)
 
-        final, scores = jax.lax.scan(step, root, program)
-        solved = jnp.all(jnp.all(final.grid == task.targets, axis=(1, 2)) | ~task.demo)
-        return jnp.concatenate([score(root)[None], scores]), solved
+    def step(states: GridState, column: Int32[Array, " G"]):
+        """Every program's action of one step; skipped when every program has stopped
+        (the learner runs unbatched, so the branch is really not taken)."""
+        states = jax.lax.cond(
+            jnp.any(column != 0),
+            lambda s: jax.vmap(apply)(s, task.table[column]),
+            lambda s: s,
+            states,
+        )
+        return states, jax.vmap(score)(states)
 
-    scores, solved = jax.vmap(play)(programs)  # [G, T+1], [G]
+    group = jax.tree.map(lambda x: jnp.broadcast_to(x, (programs.shape[0], *x.shape)), root)
+    final, scores = jax.lax.scan(step, group, programs.T)  # scores [T, G]
+    first = jnp.broadcast_to(score(root), (1, programs.shape[0]))
+    scores = jnp.concatenate([first, scores]).T  # [G, T+1]
+    matched = jnp.all(final.grid == task.targets[None], axis=(2, 3)) | ~task.demo[None]
+    solved = jnp.all(matched, axis=1)
     acting = (programs != 0).astype(jnp.float32)
     costs_left = jnp.cumsum(acting[:, ::-1], axis=1)[:, ::-1] * config.action_cost
     bonus = config.success_bonus * solved.astype(jnp.float32)
@@ -354,23 +366,13 @@ def _learn_program(config: ProgramRLConfig, side: int):
     return jax.jit(learn)
 
 
-def _pad(grids: tuple[np.ndarray, ...], slots: int, side: int) -> tuple[np.ndarray, np.ndarray]:
-    padded = np.full((slots, side, side), -1, np.int8)
-    shapes = np.ones((slots, 2), np.int32)
-    for k, grid in enumerate(grids):
-        padded[k, : grid.shape[0], : grid.shape[1]] = grid
-        shapes[k] = grid.shape
-    padded[len(grids) :, 0, 0] = 0  # unused slots: a 1x1 grid of colour 0
-    return padded, shapes
-
-
 def task_arrays(problem: Problem) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"], int]:
     """``problem`` as its learning plays it: ``(the padded arrays, the vocabulary, the
     canvas side)``."""
     table = program_vocabulary(problem)
     demos = problem.num_demos
-    slots = _bucket(demos, DEMO_SLOTS, "demonstration pairs")
-    rows = _bucket(len(table), VOCABULARY_SLOTS, "vocabulary actions")
+    slots = _bucket(demos, DEMO_SLOTS)
+    rows = _bucket(len(table), VOCABULARY_SLOTS)
     resized = table[table[..., 0] == ops.RESIZE][:, 3:] + 1  # the largest grid a RESIZE makes
     grids = (*problem.demo_inputs, *problem.demo_outputs)
     largest = max(max(max(g.shape) for g in grids), int(resized.max(initial=1)))
@@ -381,8 +383,8 @@ def task_arrays(problem: Problem) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"
     demo_table[: len(table), demos:] = table[:, :1]  # unused slots play the first grid's
     kinds = np.zeros(rows, np.int32)
     kinds[: len(table)] = action_kinds(table)
-    inputs, shapes = _pad(problem.demo_inputs, slots, side)
-    targets, _ = _pad(problem.demo_outputs, slots, side)
+    inputs, shapes = pad_slots(problem.demo_inputs, slots, side)
+    targets, _ = pad_slots(problem.demo_outputs, slots, side)
     demo = np.arange(slots) < demos
     targets[~demo] = -1
     arrays = TaskArrays(

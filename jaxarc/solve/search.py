@@ -150,7 +150,9 @@ class SearchResult:
     seconds: float
 
 
-def _pad_slots(grids: list[np.ndarray], slots: int, side: int) -> tuple[np.ndarray, np.ndarray]:
+def pad_slots(grids, slots: int, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """``grids`` padded to ``[slots, side, side]`` (``-1`` outside a grid; unused slots a
+    1x1 grid of colour 0) and their shapes ``[slots, 2]``."""
     padded = np.full((slots, side, side), -1, np.int8)
     shapes = np.ones((slots, 2), np.int32)
     for k, grid in enumerate(grids):
@@ -204,8 +206,8 @@ def search(
     actions_table = np.concatenate(
         [actions_table, np.repeat(actions_table[:, :1], slots - len(grids), 1)], axis=1
     )
-    inputs, input_shapes = _pad_slots(grids, slots, side)
-    targets, _ = _pad_slots(outputs, slots, side)
+    inputs, input_shapes = pad_slots(grids, slots, side)
+    targets, _ = pad_slots(outputs, slots, side)
     demo = np.arange(slots) < problem.num_demos
     targets[~demo] = -1
     rng = np.random.default_rng(0)
