@@ -134,6 +134,11 @@ BAD_ARGUMENTS = [
     ),
     (["solve", "--source", "gen/easy", "--out", "s.json"], "gen/easy"),
     (["solve", "--source", "tasks"], "--out"),
+    # pretrain-programs
+    (["pretrain-programs", "--source", "no-such-source", "--run-dir", "p"], "no-such-source"),
+    (["pretrain-programs", "--source", "gen/easy", "--run-dir", "p"], "gen/easy"),
+    (["pretrain-programs", "--source", "tasks", "--run-dir", "p", "--rounds", "0"], "--rounds"),
+    (["pretrain-programs", "--source", "tasks"], "--run-dir"),
     # bench
     (["bench"], "KIND"),
     (["bench", "env", "--batch-sizes", "0"], "--batch-sizes"),
