@@ -5,8 +5,10 @@ The policy is a distribution over programs of ``program_length`` environment act
 drawn from the task's **vocabulary** (:func:`program_vocabulary`): a no-op (so a program may
 be shorter), the search's candidate actions (:mod:`jaxarc.solve.candidates`) and the actions
 that lay out a tiling tile by tile (:func:`jaxarc.solve.tiling.tile_layout_actions`). Its
-parameters are one row of logits per step, ``[T, C]``, from zeros (every program equally
-likely): no pretraining, no network, no expert and no search. An update samples
+parameters are one row of logits per previous action, ``[C, C]`` (a chain; or one row per
+step, ``[T, C]``), starting with every action equally likely but the stop, at
+``noop_prior`` (or from a prior, :mod:`jaxarc.solve.program_prior`): no network, no expert
+and no search. An update samples
 ``group_size`` programs, plays each on every demonstration input with the environment's own
 step code, and rewards it by what it made of the demonstration outputs (the cells that
 match, the pairs solved, a bonus when all are, a cost per action); the advantage is the
