@@ -31,9 +31,13 @@ from jaxarc.solve.program_rl import (
     ProgramRLConfig,
     ProgramRLError,
     action_kinds,
+    grpo_step,
     learn_program,
     program_rl_attempts,
     program_vocabulary,
+    sample_programs,
+    task_arrays,
+    uniform_logits,
 )
 from jaxarc.solve.replay import replay_on_task
 from jaxarc.solve.tiling import tile_layout_actions
@@ -124,6 +128,35 @@ def test_a_program_policy_learns_a_flip_from_reward_alone_and_compiles_once_per_
     assert learned.mean_reward.shape == (SMALL.updates,)
 
 
+def _row(table: np.ndarray, op: int, box=WHOLE) -> int:
+    """The vocabulary row of ``op`` on ``box`` (as the first grid has it)."""
+    return int(np.flatnonzero((table[:, 0] == np.asarray((op, *box))).all(axis=1))[0])
+
+
+def test_a_program_counts_as_stopped_at_its_best_step_and_exploring_starts_are_uniform() -> None:
+    flip = _task("flip", np.flipud, 4)
+    arrays, table, side = task_arrays(flip)
+    row = _row(table, ops.FLIP_TB)
+    config = dataclasses.replace(SMALL, group_size=16, exploring_starts=8)
+    logits = uniform_logits(arrays.valid, config).at[0].set(-1e9).at[0, row].set(0.0)
+    memory = np.asarray([row, row, 0, 0], np.int32)  # solves after one step, undoes it after two
+    _, kept, kept_reward, kept_solved, reward, solved = grpo_step(
+        lambda p: p, logits, arrays, jax.random.key(0), config, side, memory
+    )
+    assert kept[-1].tolist() == [row, 0, 0, 0] and bool(kept_solved[-1])
+    assert not bool(solved[-1]) and float(kept_reward[-1]) > float(reward[-1]) + 0.5
+    programs, _, chosen = sample_programs(logits, arrays.valid, jax.random.key(1), config)
+    first = np.asarray(programs[:, 0])
+    # the policy's own starts are the flip; the exploring ones are drawn from every action
+    # and, not being the policy's choice, are not credited to it
+    assert (first[8:] == row).all() and len(set(first[:8].tolist())) > 4
+    assert (first[:8] != 0).all() and not np.asarray(chosen[:8, 0]).any()
+    assert np.asarray(chosen[8:, 0]).all()
+    off = dataclasses.replace(config, hindsight_stop=False)
+    _, kept_off, *_ = grpo_step(lambda p: p, logits, arrays, jax.random.key(0), off, side, memory)
+    assert kept_off[-1].tolist() == memory.tolist()
+
+
 def test_program_rl_settings_refuse_nonsense() -> None:
     for change, message in [
         ({"group_size": 1}, "GRPO compares at least 2"),
@@ -133,6 +166,7 @@ def test_program_rl_settings_refuse_nonsense() -> None:
         ({"policy": "net"}, "'chain' or 'per-step'"),
         ({"noop_prior": 1.0}, "in [0, 1)"),
         ({"learning_rate": 0.0}, "must be more than 0"),
+        ({"exploring_starts": 65}, "at most group_size=64"),
     ]:
         with pytest.raises(ProgramRLError, match=re.escape(message)):
             ProgramRLConfig(**change)

@@ -88,6 +88,8 @@ class ProgramRLConfig:
     noop_prior: float = 0.1
     policy: str = "chain"
     memory: bool = True
+    hindsight_stop: bool = True
+    exploring_starts: int = 0
 
     def __post_init__(self) -> None:
         if self.updates < 0:
@@ -109,6 +111,11 @@ class ProgramRLConfig:
             raise ProgramRLError(f"ProgramRLConfig.policy={self.policy!r}: 'chain' or 'per-step'")
         if not 0 <= self.noop_prior < 1:
             raise ProgramRLError(f"ProgramRLConfig.noop_prior={self.noop_prior}: in [0, 1)")
+        if not 0 <= self.exploring_starts <= self.group_size:
+            raise ProgramRLError(
+                f"ProgramRLConfig.exploring_starts={self.exploring_starts}: in 0 .. at most "
+                f"group_size={self.group_size}"
+            )
         if self.learning_rate <= 0:
             raise ProgramRLError(
                 f"ProgramRLConfig.learning_rate={self.learning_rate}: must be more than 0"
@@ -187,14 +194,17 @@ def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLC
         operation = effective_operation(act.operation, jnp.asarray(True), env_config)
         return apply_action(state, operation, act, grid, shape, env_config)
 
-    def score(states: GridState) -> Float32[Array, ""]:
-        """The mean over demonstrations of (solved + share of matching cells) / 2."""
+    def score(states: GridState) -> tuple[Float32[Array, ""], Bool[Array, ""]]:
+        """The mean over demonstrations of (solved + share of matching cells) / 2, and
+        whether every demonstration is solved."""
         equal = states.grid == task.targets
         union = (states.grid >= 0) | (task.targets >= 0)
         cells = jnp.maximum(jnp.sum(union, axis=(1, 2)), 1).astype(jnp.float32)
         share = jnp.sum(equal & union, axis=(1, 2)).astype(jnp.float32) / cells
-        matched = jnp.all(equal, axis=(1, 2)).astype(jnp.float32)
-        return jnp.sum(jnp.where(task.demo, (matched + share) / 2, 0.0)) / pairs
+        matched = jnp.all(equal, axis=(1, 2))
+        pair_score = (matched.astype(jnp.float32) + share) / 2
+        mean = jnp.sum(jnp.where(task.demo, pair_score, 0.0)) / pairs
+        return mean, jnp.all(matched | ~task.demo)
 
     def apply(states: GridState, rows: Int32[Array, "D 5"]) -> GridState:
         return jax.vmap(one_grid)(states, rows, task.inputs, task.shapes)
@@ -211,35 +221,49 @@ def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLC
         return states, jax.vmap(score)(states)
 
     group = jax.tree.map(lambda x: jnp.broadcast_to(x, (programs.shape[0], *x.shape)), root)
-    final, scores = jax.lax.scan(step, group, programs.T)  # scores [T, G]
-    first = jnp.broadcast_to(score(root), (1, programs.shape[0]))
-    scores = jnp.concatenate([first, scores]).T  # [G, T+1]
-    matched = jnp.all(final.grid == task.targets[None], axis=(2, 3)) | ~task.demo[None]
-    solved = jnp.all(matched, axis=1)
+    _, (scores, solved) = jax.lax.scan(step, group, programs.T)  # [T, G] each
+    first_score, first_solved = score(root)
+    num = programs.shape[0]
+    scores = jnp.concatenate([jnp.full((1, num), first_score), scores]).T  # [G, T+1]
+    solved = jnp.concatenate([jnp.full((1, num), first_solved), solved]).T  # [G, T+1]
     acting = (programs != 0).astype(jnp.float32)
     costs_left = jnp.cumsum(acting[:, ::-1], axis=1)[:, ::-1] * config.action_cost
-    bonus = config.success_bonus * solved.astype(jnp.float32)
+    bonus = config.success_bonus * solved[:, -1].astype(jnp.float32)
     to_go = scores[:, -1:] - scores[:, :-1] + bonus[:, None] - costs_left
     reward = scores[:, -1] + bonus - config.action_cost * acting.sum(1)
-    return to_go, reward, solved
+    # what each program would have earned had it stopped after t actions, t = 0 .. T
+    spent = jnp.concatenate([jnp.zeros((num, 1)), jnp.cumsum(acting, axis=1)], axis=1)
+    prefix_reward = (
+        scores + config.success_bonus * solved.astype(jnp.float32) - config.action_cost * spent
+    )
+    return to_go, reward, solved[:, -1], prefix_reward, solved
 
 
 def _masked(logits: Float32[Array, "R C"], valid: Bool[Array, " C"]) -> Float32[Array, "R C"]:
     return jnp.where(valid[None], logits, -jnp.inf)
 
 
-def _sample(logits: Float32[Array, "R C"], valid, key: PRNGKeyArray, config: ProgramRLConfig):
+def sample_programs(
+    logits: Float32[Array, "R C"], valid, key: PRNGKeyArray, config: ProgramRLConfig
+):
     """``group_size`` programs ``[G, T]``, the logits row each step drew from, and whether
     the step was chosen (a ``"chain"`` policy draws each action from the row of the action
     before it, the no-op's row first, and stops at its first no-op)."""
     logits = _masked(logits, valid)
+    exploring = jnp.arange(config.group_size) < config.exploring_starts
+    any_action = jnp.where(valid & (jnp.arange(valid.shape[0]) > 0), 0.0, -jnp.inf)
 
     def step(carry, t: Int32[Array, ""]):
         previous, stopped = carry
         row = previous if config.policy == "chain" else jnp.full_like(previous, t)
         drawn = jax.random.categorical(jax.random.fold_in(key, t), logits[row], axis=-1)
+        # an exploring start: the first action drawn uniformly, not by the policy
+        start_key = jax.random.fold_in(key, config.program_length)  # not a step's key
+        uniform = jax.random.categorical(start_key, any_action, shape=drawn.shape)
+        explore = exploring & (t == 0)
+        drawn = jnp.where(explore, uniform, drawn)
         drawn = jnp.where(stopped, 0, drawn)
-        chosen = ~stopped
+        chosen = ~stopped & ~explore
         stopped = stopped | ((drawn == 0) & (config.policy == "chain"))
         return (drawn, stopped), (drawn, row, chosen)
 
@@ -275,12 +299,12 @@ def grpo_step(
     best program found so far), it takes the place of the group's last sample, so the
     policy is pulled towards the best it has found while the others explore around it (a
     memory buffer of one, as in memory-augmented policy optimisation)."""
-    programs, rows, chosen = _sample(logits_of(params), task.valid, key, config)
+    programs, rows, chosen = sample_programs(logits_of(params), task.valid, key, config)
     if memory is not None:
         memory_rows, memory_chosen = _rows_and_chosen(memory, config)
         programs = programs.at[-1].set(memory)
         rows, chosen = rows.at[-1].set(memory_rows), chosen.at[-1].set(memory_chosen)
-    to_go, reward, solved = _returns(task, programs, config, side)
+    to_go, reward, solved, prefix_reward, prefix_solved = _returns(task, programs, config, side)
     # "step": each step by what follows it; "program": every step by the whole reward
     whole = jnp.broadcast_to(reward[:, None], to_go.shape)
     credit = to_go if config.credit == "step" else whole
@@ -291,7 +315,16 @@ def grpo_step(
         taken = jnp.take_along_axis(log_probs, programs[..., None], axis=2)[..., 0]
         return -jnp.mean(jnp.sum(jnp.where(chosen, advantage * taken, 0.0), axis=1))
 
-    return jax.grad(loss)(params), programs, reward, solved
+    if config.hindsight_stop:  # each program as if it had stopped at its best step
+        stop = jnp.argmax(prefix_reward, axis=1)  # the first best (the shortest)
+        steps = jnp.arange(programs.shape[1])
+        kept = jnp.where(steps[None] < stop[:, None], programs, 0)
+        take = jnp.take_along_axis
+        kept_reward = take(prefix_reward, stop[:, None], axis=1)[:, 0]
+        kept_solved = take(prefix_solved, stop[:, None], axis=1)[:, 0]
+    else:
+        kept, kept_reward, kept_solved = programs, reward, solved
+    return jax.grad(loss)(params), kept, kept_reward, kept_solved, reward, solved
 
 
 def uniform_logits(valid: Bool[Array, " C"], config: ProgramRLConfig) -> Float32[Array, "R C"]:
@@ -324,7 +357,7 @@ def _learn_program(config: ProgramRLConfig, side: int):
     def learn(key: PRNGKeyArray, task: TaskArrays, init: Float32[Array, "R C"]) -> Learned:
         def update(carry, index: Int32[Array, ""]):
             logits, opt_state, best_program, best_reward, first_solved = carry
-            grads, programs, reward, solved = grpo_step(
+            grads, kept, kept_reward, kept_solved, reward, solved = grpo_step(
                 lambda p: p,
                 logits,
                 task,
@@ -337,11 +370,12 @@ def _learn_program(config: ProgramRLConfig, side: int):
             with jax.numpy_dtype_promotion("standard"):  # optax mixes int32 counts and floats
                 steps, opt_state = optimizer.update(grads, opt_state, logits)
             logits = optax.apply_updates(logits, steps)
-            top = jnp.argmax(reward)
-            better = reward[top] > best_reward
-            best_program = jnp.where(better, programs[top], best_program)
-            best_reward = jnp.where(better, reward[top], best_reward)
-            first_solved = jnp.where((first_solved < 0) & jnp.any(solved), index, first_solved)
+            top = jnp.argmax(kept_reward)
+            better = kept_reward[top] > best_reward
+            best_program = jnp.where(better, kept[top], best_program)
+            best_reward = jnp.where(better, kept_reward[top], best_reward)
+            found = jnp.any(kept_solved)
+            first_solved = jnp.where((first_solved < 0) & found, index, first_solved)
             carry = (logits, opt_state, best_program, best_reward, first_solved)
             return carry, (reward.mean(), solved.mean())
 
