@@ -76,9 +76,14 @@ class ProgramRLConfig:
     from it on, ``"program"`` every step with the whole reward. ``policy``: ``"chain"``
     draws each action from the row of the one before (and stops at the no-op),
     ``"per-step"`` from a row per step. ``noop_prior``: the no-op's starting probability.
-    ``memory``: the best program found so far replaces one sample of every group."""
+    ``memory``: the best program found so far replaces one sample of every group.
+    ``hindsight_stop``: a sampled program counts, for the memory and for success, as if it
+    had stopped at its best step (its rewards after every step are known).
+    ``exploring_starts``: that many programs of every group start with an action drawn
+    uniformly from the vocabulary, not from the policy (and that first step is not credited
+    to it), so actions that score only after another keep being tried."""
 
-    updates: int = 200
+    updates: int = 600
     group_size: int = 64
     program_length: int = 16
     learning_rate: float = 0.1
@@ -89,7 +94,7 @@ class ProgramRLConfig:
     policy: str = "chain"
     memory: bool = True
     hindsight_stop: bool = True
-    exploring_starts: int = 0
+    exploring_starts: int = 16
 
     def __post_init__(self) -> None:
         if self.updates < 0:
