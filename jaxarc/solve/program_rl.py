@@ -188,7 +188,9 @@ class TaskArrays(eqx.Module):
 def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLConfig, side: int):
     """Play ``programs`` on every demonstration: per program and step what the program
     earns from that step on (the score's gain to the end, the bonus, the cost of the actions
-    left), the whole reward, and whether it solves every demonstration."""
+    left) ``[G, T]``, the whole reward ``[G]``, and, had it stopped after ``t = 0 .. T``
+    actions, what it would have earned and whether it would solve every demonstration
+    ``[G, T+1]`` (the last column: the whole program)."""
     env_config = search_config(side)
     canvas = (side, side)
     root = jax.vmap(GridState.create)(task.inputs, task.shapes)
@@ -241,7 +243,7 @@ def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLC
     prefix_reward = (
         scores + config.success_bonus * solved.astype(jnp.float32) - config.action_cost * spent
     )
-    return to_go, reward, solved[:, -1], prefix_reward, solved
+    return to_go, reward, prefix_reward, solved
 
 
 def _masked(logits: Float32[Array, "R C"], valid: Bool[Array, " C"]) -> Float32[Array, "R C"]:
@@ -256,15 +258,16 @@ def sample_programs(
     before it, the no-op's row first, and stops at its first no-op)."""
     logits = _masked(logits, valid)
     exploring = jnp.arange(config.group_size) < config.exploring_starts
+    # an exploring start: the first action drawn uniformly, not by the policy (drawn once,
+    # with a key no step uses)
     any_action = jnp.where(valid & (jnp.arange(valid.shape[0]) > 0), 0.0, -jnp.inf)
+    start_key = jax.random.fold_in(key, config.program_length)
+    uniform = jax.random.categorical(start_key, any_action, shape=(config.group_size,))
 
     def step(carry, t: Int32[Array, ""]):
         previous, stopped = carry
         row = previous if config.policy == "chain" else jnp.full_like(previous, t)
         drawn = jax.random.categorical(jax.random.fold_in(key, t), logits[row], axis=-1)
-        # an exploring start: the first action drawn uniformly, not by the policy
-        start_key = jax.random.fold_in(key, config.program_length)  # not a step's key
-        uniform = jax.random.categorical(start_key, any_action, shape=drawn.shape)
         explore = exploring & (t == 0)
         drawn = jnp.where(explore, uniform, drawn)
         drawn = jnp.where(stopped, 0, drawn)
@@ -309,7 +312,8 @@ def grpo_step(
         memory_rows, memory_chosen = _rows_and_chosen(memory, config)
         programs = programs.at[-1].set(memory)
         rows, chosen = rows.at[-1].set(memory_rows), chosen.at[-1].set(memory_chosen)
-    to_go, reward, solved, prefix_reward, prefix_solved = _returns(task, programs, config, side)
+    to_go, reward, prefix_reward, prefix_solved = _returns(task, programs, config, side)
+    solved = prefix_solved[:, -1]
     # "step": each step by what follows it; "program": every step by the whole reward
     whole = jnp.broadcast_to(reward[:, None], to_go.shape)
     credit = to_go if config.credit == "step" else whole
