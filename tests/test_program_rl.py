@@ -70,11 +70,14 @@ def test_the_vocabulary_starts_with_the_no_op_and_lays_a_tiling_out_tile_by_tile
     vocabulary = program_vocabulary(task)
     assert (vocabulary[0] == np.asarray(NOOP)).all()
     layout = tile_layout_actions(task)
-    # RESIZE, per tile 4 actions on its box (square tiles: flips and turns), 3 PASTEs
-    assert layout.shape == (1 + 4 * 4 + 3, 4, 5)
-    resize = layout[0]
+    # RESIZE, COPY of the first tile, per tile 4 actions on its box (square tiles: flips and
+    # turns), 3 PASTEs
+    assert layout.shape == (2 + 4 * 4 + 3, 4, 5)
+    resize, copy_tile = layout[0], layout[1]
     assert resize[:, 0].tolist() == [ops.RESIZE] * 4
     assert resize[:, 3:].tolist() == [[5, 5], [5, 5], [3, 3], [5, 5]]  # each grid's own size
+    assert copy_tile[:, 0].tolist() == [ops.COPY] * 4
+    assert copy_tile[:, 3:].tolist() == [[2, 2], [2, 2], [1, 1], [2, 2]]  # each grid's tile
     rows = {
         (int(r[0, 0]), *(int(v) for v in r[0, 1:])): r for r in layout
     }  # keyed by the first grid's action
@@ -90,6 +93,10 @@ def test_the_vocabulary_starts_with_the_no_op_and_lays_a_tiling_out_tile_by_tile
     ]:
         program.append(rows[(op, *box)])
     solves, made = replay_on_task(task, np.stack(program))
+    assert solves and np.array_equal(made[0], _mirror_tiling(tests[0]))
+    # the same tiling with the first tile copied after the RESIZE (it holds the input)
+    after = [resize, copy_tile, *program[2:]]
+    solves, made = replay_on_task(task, np.stack(after))
     assert solves and np.array_equal(made[0], _mirror_tiling(tests[0]))
     assert all(any((v == row).all() for v in vocabulary) for row in layout)
     no_tiling = _task("flip", np.fliplr, 1)

@@ -86,7 +86,7 @@ class ProgramRLConfig:
     updates: int = 600
     group_size: int = 64
     program_length: int = 16
-    learning_rate: float = 0.1
+    learning_rate: float = 0.03
     success_bonus: float = 1.0
     action_cost: float = 0.002
     credit: str = "step"

@@ -186,7 +186,9 @@ def tile_layout_actions(problem: Problem) -> Int32[np.ndarray, "K N 5"]:
     """The actions that build a tiling of the whole input, one by one, as candidates for a
     learner that composes them itself: when every demonstration output is the same
     ``R x C`` multiple of its input (at most :data:`MAX_TILES` a side, not ``1 x 1``),
-    RESIZE to ``R x C`` tiles, and per tile ``(i, j)`` a PASTE at its corner and FLIP_LR,
+    RESIZE to ``R x C`` tiles, COPY of the first tile's box (the input, before or after the
+    RESIZE: a COPY that need not come first, where the whole grid's COPY must), and per
+    tile ``(i, j)`` a PASTE at its corner and FLIP_LR,
     FLIP_TB (and, when every input is square, ROTATE_CW and ROTATE_CCW) of its box. Each
     row holds one action per grid (demonstration inputs, then test inputs), at that grid's
     own tile size; ``[0, N, 5]`` when the outputs are no tiling of the inputs or a test
@@ -201,7 +203,10 @@ def tile_layout_actions(problem: Problem) -> Int32[np.ndarray, "K N 5"]:
     if any(h * rows > MAX_SIDE or w * cols > MAX_SIDE for h, w in shapes):
         return empty
     turns = (ops.ROTATE_CW, ops.ROTATE_CCW) if all(h == w for h, w in shapes) else ()
-    table = [[(ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1) for h, w in shapes]]
+    table = [
+        [(ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1) for h, w in shapes],
+        [(ops.COPY, 0, 0, h - 1, w - 1) for h, w in shapes],
+    ]
     for i in range(rows):
         for j in range(cols):
             if (i, j) != (0, 0):
