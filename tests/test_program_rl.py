@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -30,6 +31,7 @@ from jaxarc.solve.program_rl import (
     NOOP,
     ProgramRLConfig,
     ProgramRLError,
+    _ranked_predictions,
     action_kinds,
     grpo_step,
     learn_program,
@@ -40,6 +42,7 @@ from jaxarc.solve.program_rl import (
     uniform_logits,
 )
 from jaxarc.solve.replay import replay_on_task
+from jaxarc.solve.solver import first_two_distinct
 from jaxarc.solve.tiling import tile_layout_actions
 
 SMALL = ProgramRLConfig(updates=40, group_size=32, program_length=4)
@@ -70,9 +73,9 @@ def test_the_vocabulary_starts_with_the_no_op_and_lays_a_tiling_out_tile_by_tile
     vocabulary = program_vocabulary(task)
     assert (vocabulary[0] == np.asarray(NOOP)).all()
     layout = tile_layout_actions(task)
-    # RESIZE, COPY of the first tile, per tile 4 actions on its box (square tiles: flips and
-    # turns), 3 PASTEs
-    assert layout.shape == (2 + 4 * 4 + 3, 4, 5)
+    # RESIZE, COPY of the first tile, per tile a PASTE and 4 actions on its box (square
+    # tiles: flips and turns)
+    assert layout.shape == (2 + 4 * (1 + 4), 4, 5)
     resize, copy_tile = layout[0], layout[1]
     assert resize[:, 0].tolist() == [ops.RESIZE] * 4
     assert resize[:, 3:].tolist() == [[5, 5], [5, 5], [3, 3], [5, 5]]  # each grid's own size
@@ -101,6 +104,32 @@ def test_the_vocabulary_starts_with_the_no_op_and_lays_a_tiling_out_tile_by_tile
     assert all(any((v == row).all() for v in vocabulary) for row in layout)
     no_tiling = _task("flip", np.fliplr, 1)
     assert tile_layout_actions(no_tiling).shape == (0, 4, 5)
+
+
+def test_the_tile_layout_also_tiles_a_box_the_content_selects() -> None:
+    rng = np.random.default_rng(5)
+
+    def placed(corner: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        block = rng.integers(1, 10, (2, 3)).astype(np.int8)
+        grid = np.zeros((6, 7), np.int8)
+        grid[corner[0] : corner[0] + 2, corner[1] : corner[1] + 3] = block
+        return grid, np.hstack([block, np.fliplr(block)])  # the block, then its mirror
+
+    (a, a_out), (b, b_out), (test, test_out) = (placed(c) for c in [(0, 1), (3, 4), (2, 2)])
+    task = Problem("crop tiles", (a, b), (a_out, b_out), (test,))
+    rows = {tuple(r.reshape(-1).tolist()) for r in tile_layout_actions(task)}
+    boxes = [(0, 1, 1, 3), (3, 4, 4, 6), (2, 2, 3, 4)]  # the content's box in each grid
+    program = [
+        [(ops.COPY, *box) for box in boxes],
+        [(ops.RESIZE, 0, 0, 1, 5)] * 3,
+        [(ops.PASTE, 0, 0, 0, 0)] * 3,
+        [(ops.PASTE, 0, 3, 0, 3)] * 3,
+        [(ops.FLIP_LR, 0, 3, 1, 5)] * 3,
+    ]
+    for step in program:  # every step is one row of the layout
+        assert tuple(np.asarray(step).reshape(-1).tolist()) in rows
+    solves, made = replay_on_task(task, np.asarray(program, np.int32))
+    assert solves and np.array_equal(made[0], test_out)
 
 
 def test_action_kinds_name_the_operation_and_the_class_of_its_box() -> None:
@@ -164,6 +193,50 @@ def test_a_program_counts_as_stopped_at_its_best_step_and_exploring_starts_are_u
     assert kept_off[-1].tolist() == memory.tolist()
 
 
+def _cut(chosen: np.ndarray) -> int:
+    """The step an exploring program drew uniformly: the last of its leading unchosen ones."""
+    return int(np.argmax(chosen)) - 1 if chosen.any() else len(chosen) - 1
+
+
+def test_exploring_programs_replay_a_prefix_of_the_memory_then_draw_one_action_uniformly() -> None:
+    flip = _task("flip", np.flipud, 4)
+    arrays, table, side = task_arrays(flip)
+    tb, lr = _row(table, ops.FLIP_TB), _row(table, ops.FLIP_LR)
+    config = dataclasses.replace(
+        SMALL, group_size=64, exploring_starts=48, program_length=6, explore_from_memory=True
+    )
+    logits = uniform_logits(arrays.valid, config).at[0].set(-1e9).at[0, tb].set(0.0)
+    memory = jnp.asarray([lr, lr, lr, 0, 0, 0], jnp.int32)  # three actions, then the stop
+    programs, _, chosen = sample_programs(logits, arrays.valid, jax.random.key(2), config, memory)
+    programs, chosen = np.asarray(programs), np.asarray(chosen)
+    cuts = [_cut(chosen[i]) for i in range(48)]
+    assert set(cuts) == {0, 1, 2, 3}  # every prefix of the memory, the empty one included
+    for i, cut in enumerate(cuts):
+        assert (programs[i, :cut] == lr).all() and programs[i, cut] != 0
+        assert not chosen[i, : cut + 1].any()  # replayed and uniform steps are not credited
+    assert (programs[48:, 0] == tb).all() and chosen[48:, 0].all()  # the policy's own
+    full = jnp.full(6, lr, jnp.int32)  # a memory as long as a program: the last step is
+    programs, _, chosen = sample_programs(logits, arrays.valid, jax.random.key(3), config, full)
+    assert max(_cut(np.asarray(chosen[i])) for i in range(48)) == 5  # left to explore
+    start_only = dataclasses.replace(config, explore_from_memory=False)
+    _, _, chosen = sample_programs(logits, arrays.valid, jax.random.key(2), start_only, memory)
+    assert not np.asarray(chosen[:48, 0]).any() and np.asarray(chosen[:48, 1]).all()
+
+
+def test_restarts_vote_for_the_test_prediction_most_of_them_solve_the_demonstrations_with() -> None:
+    flip = _task("flip", np.flipud, 4)
+    a, b, c = ([np.full((2, 2), k, np.int8)] for k in (1, 2, 3))
+    # greedy and best of three restarts: B solves in restarts 1 and 2, A only in restart 0
+    played = [(True, a), (False, c), (True, b), (True, b), (False, c), (True, b)]
+    ranked = _ranked_predictions(played, flip)
+    assert [int(p[0][0, 0]) for p in ranked[:4]] == [2, 2, 2, 1]
+    assert [int(g[0, 0]) for g in first_two_distinct(ranked)[0]] == [2, 1]
+    # no solving program: the order played, then the test input
+    unsolved = [(False, c), (False, a)]
+    assert [int(p[0][0, 0]) for p in _ranked_predictions(unsolved, flip)[:2]] == [3, 1]
+    assert np.array_equal(_ranked_predictions(unsolved, flip)[-1][0], flip.test_inputs[0])
+
+
 def test_program_rl_settings_refuse_nonsense() -> None:
     for change, message in [
         ({"group_size": 1}, "GRPO compares at least 2"),
@@ -174,6 +247,7 @@ def test_program_rl_settings_refuse_nonsense() -> None:
         ({"noop_prior": 1.0}, "in [0, 1)"),
         ({"learning_rate": 0.0}, "must be more than 0"),
         ({"exploring_starts": 65}, "at most group_size=64"),
+        ({"restarts": 0}, "restarts=0: at least 1"),
     ]:
         with pytest.raises(ProgramRLError, match=re.escape(message)):
             ProgramRLConfig(**change)

@@ -308,10 +308,11 @@ def _program_rl_attempts(args: argparse.Namespace, problems: list, progress: Tas
             raise CLIError(str(err)) from None
         config, source = prior_config.program, str(args.checkpoint)
     if args.budget is not None:
-        per_update = config.group_size * config.program_length
+        per_update = config.restarts * config.group_size * config.program_length
         what = (
             f"one program-rl update takes {per_update} program steps per demonstration "
-            f"({config.group_size} programs x {config.program_length} actions)"
+            f"({config.restarts} restarts x {config.group_size} programs x "
+            f"{config.program_length} actions)"
         )
         updates = _updates_in_budget(args.budget, per_update, what)
         config = dataclasses.replace(config, updates=updates)

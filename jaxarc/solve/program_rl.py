@@ -95,11 +95,13 @@ class ProgramRLConfig:
     memory: bool = True
     hindsight_stop: bool = True
     exploring_starts: int = 16
+    explore_from_memory: bool = False
+    restarts: int = 1
 
     def __post_init__(self) -> None:
         if self.updates < 0:
             raise ProgramRLError(f"ProgramRLConfig.updates={self.updates}: at least 0")
-        for name in ("group_size", "program_length"):
+        for name in ("group_size", "program_length", "restarts"):
             if getattr(self, name) < 1:
                 raise ProgramRLError(f"ProgramRLConfig.{name}={getattr(self, name)}: at least 1")
         if self.group_size < 2:
@@ -128,8 +130,8 @@ class ProgramRLConfig:
 
     @property
     def env_steps_per_task(self) -> int:
-        """Program steps played per demonstration pair in learning."""
-        return self.updates * self.group_size * self.program_length
+        """Program steps played per demonstration pair in learning (every restart)."""
+        return self.restarts * self.updates * self.group_size * self.program_length
 
 
 def program_vocabulary(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
@@ -251,27 +253,43 @@ def _masked(logits: Float32[Array, "R C"], valid: Bool[Array, " C"]) -> Float32[
 
 
 def sample_programs(
-    logits: Float32[Array, "R C"], valid, key: PRNGKeyArray, config: ProgramRLConfig
+    logits: Float32[Array, "R C"],
+    valid,
+    key: PRNGKeyArray,
+    config: ProgramRLConfig,
+    memory: Int32[Array, " T"] | None = None,
 ):
     """``group_size`` programs ``[G, T]``, the logits row each step drew from, and whether
     the step was chosen (a ``"chain"`` policy draws each action from the row of the action
-    before it, the no-op's row first, and stops at its first no-op)."""
+    before it, the no-op's row first, and stops at its first no-op).
+
+    The first ``exploring_starts`` programs explore: each replays the first ``k`` actions
+    of ``memory`` (the best program so far; ``k`` drawn uniformly from 0 to its length,
+    always 0 without one), then draws one action uniformly from the vocabulary, then
+    follows the policy; the replayed and the uniform steps are not the policy's choice."""
     logits = _masked(logits, valid)
     exploring = jnp.arange(config.group_size) < config.exploring_starts
-    # an exploring start: the first action drawn uniformly, not by the policy (drawn once,
-    # with a key no step uses)
+    # the uniform action and the cut of the memory, drawn once with keys no step uses
     any_action = jnp.where(valid & (jnp.arange(valid.shape[0]) > 0), 0.0, -jnp.inf)
     start_key = jax.random.fold_in(key, config.program_length)
+    cut_key = jax.random.fold_in(key, config.program_length + 1)
     uniform = jax.random.categorical(start_key, any_action, shape=(config.group_size,))
+    if memory is None or not config.explore_from_memory:
+        memory = jnp.zeros(config.program_length, jnp.int32)
+    length = jnp.sum(jnp.cumprod(memory != 0))  # actions before the memory's first stop
+    # (the uniform step must fit: a full-length memory is cut one action short)
+    longest = jnp.minimum(length, config.program_length - 1)
+    cut = jax.random.randint(cut_key, (config.group_size,), 0, longest + 1)
 
     def step(carry, t: Int32[Array, ""]):
         previous, stopped = carry
         row = previous if config.policy == "chain" else jnp.full_like(previous, t)
         drawn = jax.random.categorical(jax.random.fold_in(key, t), logits[row], axis=-1)
-        explore = exploring & (t == 0)
-        drawn = jnp.where(explore, uniform, drawn)
+        replay = exploring & (t < cut)
+        explore = exploring & (t == cut)
+        drawn = jnp.where(replay, memory[t], jnp.where(explore, uniform, drawn))
         drawn = jnp.where(stopped, 0, drawn)
-        chosen = ~stopped & ~explore
+        chosen = ~stopped & ~explore & ~replay
         stopped = stopped | ((drawn == 0) & (config.policy == "chain"))
         return (drawn, stopped), (drawn, row, chosen)
 
@@ -307,7 +325,7 @@ def grpo_step(
     best program found so far), it takes the place of the group's last sample, so the
     policy is pulled towards the best it has found while the others explore around it (a
     memory buffer of one, as in memory-augmented policy optimisation)."""
-    programs, rows, chosen = sample_programs(logits_of(params), task.valid, key, config)
+    programs, rows, chosen = sample_programs(logits_of(params), task.valid, key, config, memory)
     if memory is not None:
         memory_rows, memory_chosen = _rows_and_chosen(memory, config)
         programs = programs.at[-1].set(memory)
@@ -453,7 +471,7 @@ def learn_program(
         init = uniform_logits(arrays.valid, config)
     else:
         init = jnp.asarray(prior)[arrays.kinds[:, None], arrays.kinds[None, :]]
-    learned = _learn_program(config, side)(key, arrays, init)
+    learned = _learn_program(dataclasses.replace(config, restarts=1), side)(key, arrays, init)
     return jax.device_get(learned), table, side
 
 
@@ -476,6 +494,27 @@ def _program_rows(program: np.ndarray, table: np.ndarray) -> np.ndarray:
     return table[[int(k) for k in program if k != 0]]
 
 
+def _ranked_predictions(
+    played: list[tuple[bool, list[np.ndarray]]], problem: Problem
+) -> list[list[np.ndarray]]:
+    """The test predictions of the played programs (greedy, best, per restart) in the order
+    the attempts take them: those of programs that solve every demonstration, the one most
+    restarts agree on first (a vote; ties in the order played), then every program's in the
+    order played, then the test inputs themselves."""
+    solving = [tests for solves, tests in played if solves]
+
+    def votes(tests: list[np.ndarray]) -> int:
+        restarts = {
+            k // 2
+            for k, (solves, other) in enumerate(played)
+            if solves and all(np.array_equal(a, b) for a, b in zip(tests, other, strict=True))
+        }
+        return len(restarts)
+
+    solving = sorted(solving, key=votes, reverse=True)  # (a stable sort)
+    return [*solving, *(tests for _, tests in played), list(problem.test_inputs)]
+
+
 def program_rl_attempts(
     problem: Problem,
     config: ProgramRLConfig,
@@ -486,15 +525,18 @@ def program_rl_attempts(
     ``prior``, see :func:`learn_program`), and what the learning did (see the module
     docstring)."""
     start = time.perf_counter()
-    learned, table, side = learn_program(problem, config, key, prior)
-    greedy = _program_rows(greedy_program(np.asarray(learned.logits), config), table)
-    best = _program_rows(np.asarray(learned.best_program), table)
-    greedy_solves, greedy_tests = replay_on_task(problem, greedy)
-    best_solves, best_tests = replay_on_task(problem, best)
-    played = ((greedy_solves, greedy_tests), (best_solves, best_tests))
-    solving = [tests for solves, tests in played if solves]
-    options = [*solving, *(tests for _, tests in played), list(problem.test_inputs)]
-    attempts = first_two_distinct(options)
+    runs, played = [], []  # per restart: (learned, greedy, best); per program: (solves, tests)
+    for restart in range(config.restarts):
+        run_key = key if restart == 0 else jax.random.fold_in(key, restart)
+        learned, table, side = learn_program(problem, config, run_key, prior)
+        greedy = _program_rows(greedy_program(np.asarray(learned.logits), config), table)
+        best = _program_rows(np.asarray(learned.best_program), table)
+        runs.append((learned, greedy, best))
+        played += [replay_on_task(problem, greedy), replay_on_task(problem, best)]
+    attempts = first_two_distinct(_ranked_predictions(played, problem))
+    top = max(range(len(runs)), key=lambda r: float(runs[r][0].best_reward))  # (first of ties)
+    learned, greedy, best = runs[top]
+    (greedy_solves, _), (best_solves, _) = played[2 * top], played[2 * top + 1]
     curve, rewards = np.asarray(learned.solved_share), np.asarray(learned.mean_reward)
     info = {
         "vocabulary": int(len(table)),
@@ -507,6 +549,9 @@ def program_rl_attempts(
         # the last update's group (None without updates)
         "final_mean_reward": round(float(rewards[-1]), 4) if rewards.size else None,
         "final_solved_share": round(float(curve[-1]), 4) if curve.size else None,
+        "restarts_solving": sum(
+            any(solves for solves, _ in played[2 * r : 2 * r + 2]) for r in range(len(runs))
+        ),
         "seconds": round(time.perf_counter() - start, 3),
     }
     return attempts, info

@@ -182,37 +182,58 @@ def tiling_program(tiling: Tiling) -> np.ndarray:
     return np.asarray(per_grid, np.int32).transpose(1, 0, 2)
 
 
-def tile_layout_actions(problem: Problem) -> Int32[np.ndarray, "K N 5"]:
-    """The actions that build a tiling of the whole input, one by one, as candidates for a
-    learner that composes them itself: when every demonstration output is the same
-    ``R x C`` multiple of its input (at most :data:`MAX_TILES` a side, not ``1 x 1``),
-    RESIZE to ``R x C`` tiles, COPY of the first tile's box (the input, before or after the
-    RESIZE: a COPY that need not come first, where the whole grid's COPY must), and per
-    tile ``(i, j)`` a PASTE at its corner and FLIP_LR,
-    FLIP_TB (and, when every input is square, ROTATE_CW and ROTATE_CCW) of its box. Each
-    row holds one action per grid (demonstration inputs, then test inputs), at that grid's
-    own tile size; ``[0, N, 5]`` when the outputs are no tiling of the inputs or a test
-    input's tiling would not fit the ARC canvas."""
+MAX_LAYOUT_SOURCES = 3  # sources whose tile layout a learner's vocabulary holds
+
+
+def _layout_sources(problem: Problem) -> list[tuple[list[Box], int, int]]:
+    """``(each grid's source box, R, C)`` for the sources (the whole input, then the crop
+    selectors) that every demonstration output is ``R x C`` tiles of (not ``1 x 1``, at most
+    :data:`MAX_TILES` a side, every grid's tiling within the ARC canvas), boxes that repeat
+    an earlier source's left out; at most :data:`MAX_LAYOUT_SOURCES`."""
     grids = (*problem.demo_inputs, *problem.test_inputs)
-    empty = np.zeros((0, len(grids), 5), np.int32)
-    counts = _tile_counts(list(problem.demo_inputs), problem.demo_outputs)
-    if counts is None or counts == (1, 1):
-        return empty
-    rows, cols = counts
-    shapes = [g.shape for g in grids]
-    if any(h * rows > MAX_SIDE or w * cols > MAX_SIDE for h, w in shapes):
-        return empty
-    turns = (ops.ROTATE_CW, ops.ROTATE_CCW) if all(h == w for h, w in shapes) else ()
-    table = [
-        [(ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1) for h, w in shapes],
-        [(ops.COPY, 0, 0, h - 1, w - 1) for h, w in shapes],
-    ]
-    for i in range(rows):
-        for j in range(cols):
-            if (i, j) != (0, 0):
+    selected = [select_boxes(g) for g in grids]
+    options: list[list[Box | None]] = [[(0, 0, g.shape[0] - 1, g.shape[1] - 1) for g in grids]]
+    options += [[found[name] for found in selected] for name in SELECTOR_NAMES]
+    kept: list[tuple[list[Box], int, int]] = []
+    for boxes in options:
+        if any(box is None for box in boxes) or any(boxes == other for other, _, _ in kept):
+            continue
+        shapes = [(r2 - r1 + 1, c2 - c1 + 1) for r1, c1, r2, c2 in boxes]  # type: ignore[misc]
+        crops = [np.zeros(shape, np.int8) for shape in shapes[: problem.num_demos]]
+        counts = _tile_counts(crops, problem.demo_outputs)
+        if counts is None or counts == (1, 1):
+            continue
+        rows, cols = counts
+        if any(h * rows > MAX_SIDE or w * cols > MAX_SIDE for h, w in shapes):
+            continue
+        kept.append((boxes, rows, cols))  # type: ignore[arg-type]
+        if len(kept) == MAX_LAYOUT_SOURCES:
+            break
+    return kept
+
+
+def tile_layout_actions(problem: Problem) -> Int32[np.ndarray, "K N 5"]:
+    """The actions that build a tiling, one by one, as candidates for a learner that
+    composes them itself. For each source whose tiles every demonstration output is (the
+    whole input, then a box a crop selector picks in each grid: :func:`_layout_sources`),
+    ``R x C`` tiles of it: RESIZE to ``R x C`` tiles, COPY of the source's box (for the
+    input, the first tile's box, before or after the RESIZE: a COPY that need not come
+    first, where the whole grid's COPY must), and per tile ``(i, j)`` a PASTE at its corner
+    and FLIP_LR, FLIP_TB (and, when every source is square, ROTATE_CW and ROTATE_CCW) of
+    its box. Each row holds one action per grid (demonstration inputs, then test inputs),
+    at that grid's own tile size; ``[0, N, 5]`` when the outputs tile no source."""
+    grids = (*problem.demo_inputs, *problem.test_inputs)
+    table: list[list[tuple[int, int, int, int, int]]] = []
+    for boxes, rows, cols in _layout_sources(problem):
+        shapes = [(r2 - r1 + 1, c2 - c1 + 1) for r1, c1, r2, c2 in boxes]
+        turns = (ops.ROTATE_CW, ops.ROTATE_CCW) if all(h == w for h, w in shapes) else ()
+        table.append([(ops.RESIZE, 0, 0, rows * h - 1, cols * w - 1) for h, w in shapes])
+        table.append([(ops.COPY, *box) for box in boxes])
+        for i in range(rows):
+            for j in range(cols):
                 table.append([(ops.PASTE, i * h, j * w, i * h, j * w) for h, w in shapes])
-            for op in (ops.FLIP_LR, ops.FLIP_TB, *turns):
-                table.append(
-                    [(op, i * h, j * w, (i + 1) * h - 1, (j + 1) * w - 1) for h, w in shapes]
-                )
-    return np.asarray(table, np.int32)
+                for op in (ops.FLIP_LR, ops.FLIP_TB, *turns):
+                    table.append(
+                        [(op, i * h, j * w, (i + 1) * h - 1, (j + 1) * w - 1) for h, w in shapes]
+                    )
+    return np.asarray(table, np.int32).reshape(len(table), len(grids), 5)
