@@ -157,9 +157,15 @@ def test_a_program_policy_learns_a_flip_from_reward_alone_and_compiles_once_per_
     _, frozen = program_rl_attempts(flip, untrained, jax.random.key(0))
     assert not frozen["greedy_solves_demos"]  # the uniform start plays the no-op first
     turn = _task("turn", lambda g: np.rot90(g, 2), 3)  # same canvas, pairs, vocabulary size
+    jax.random.fold_in(jax.random.key(2), 1)  # (a restart's key: a small program of its own)
     with count_compilations() as clock:
         learned, _, _ = learn_program(turn, SMALL, jax.random.key(1))
+        twice_attempts, twice = program_rl_attempts(
+            turn, dataclasses.replace(SMALL, restarts=2), jax.random.key(2)
+        )
     assert clock.programs == 0  # the learner of this shape is compiled already
+    assert twice["restarts_solving"] == 2  # each restart learns the half turn by itself
+    assert np.array_equal(twice_attempts[0][0], np.rot90(turn.test_inputs[0], 2))
     assert np.isfinite(np.asarray(learned.mean_reward)).all()
     assert learned.mean_reward.shape == (SMALL.updates,)
 
@@ -360,3 +366,26 @@ def test_program_rl_bad_input_is_one_line_and_nothing_written(tmp_path: Path, ca
     argv = ["pretrain-programs", "--source", str(source), "--skip", "5", "--run-dir"]
     code, _, err = _run(capsys, *argv, str(tmp_path / "p2"))
     assert code == 2 and "--skip 5: " in err and not (tmp_path / "p2").exists()
+
+
+def test_the_ablation_script_types_its_variants_and_splits_training_tasks_only() -> None:
+    """``benchmarks/program_rl_ablation.py`` (docs/training.md): a variant's settings take
+    their fields' types, an unknown field or a bad boolean ends the script with the reason,
+    and the reachable split is the training tasks the search report marks solved."""
+    import runpy
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "program_rl_ablation.py"
+    module = runpy.run_path(str(script))
+    name, changes = module["parse_variant"]("wide:group_size=128,explore_from_memory=False")
+    assert name == "wide" and changes == {"group_size": 128, "explore_from_memory": False}
+    config = dataclasses.replace(ProgramRLConfig(), **changes)  # the types it needs
+    assert config.group_size == 128 and config.explore_from_memory is False
+    assert module["parse_variant"]("default") == ("default", {})
+    for bad, reason in [("x:width=3", "no field 'width'"), ("x:memory=yes", "True or False")]:
+        with pytest.raises(SystemExit, match=re.escape(reason)):
+            module["parse_variant"](bad)
+    report = json.loads(module["SEARCH_REPORT"].read_text())["tasks"]
+    ids = list(report)  # the report lists the training tasks in the source's order
+    reachable = module["split_indices"]("reachable", ids)
+    assert [ids[k] for k in reachable] == [t for t in ids if report[t]["solved"]]
+    assert module["split_indices"]("tuning", ids) == list(range(100))

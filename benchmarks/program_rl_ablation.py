@@ -1,0 +1,98 @@
+"""Compare settings of the program policy learned per task (``jaxarc solve --method
+program-rl``) on ARC-AGI-1 *training* tasks, and print a table.
+
+    python benchmarks/program_rl_ablation.py --split reachable \
+        --variant default --variant "start-only:explore_from_memory=False"
+
+Settings are chosen here, never on evaluation tasks. Two splits:
+
+* ``reachable``: the training tasks the search solves at k=3 (31, read from
+  ``benchmarks/results/solve/training_search3.report.json``): what the action vocabulary
+  reaches, so a miss is the learner's;
+* ``tuning``: the first 100 training tasks (the tuning split of ``docs/training.md``).
+
+A variant is ``NAME`` or ``NAME:field=value,field=value`` over
+:class:`jaxarc.solve.program_rl.ProgramRLConfig` fields (``default``: no change). Each row
+gives the tasks solved (pass@2, scored against the known test outputs after learning, as
+``jaxarc solve`` scores), the wall time with compiling included, and which tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+SEARCH_REPORT = Path(__file__).parent / "results/solve/training_search3.report.json"
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, object]]:
+    """``"name:field=value,..."`` to ``(name, changes)``, each value of its field's type."""
+    from jaxarc.solve.program_rl import ProgramRLConfig
+
+    name, _, settings = text.partition(":")
+    defaults = ProgramRLConfig()
+    changes: dict[str, object] = {}
+    for item in filter(None, settings.split(",")):
+        field, _, value = item.partition("=")
+        if not hasattr(defaults, field):
+            raise SystemExit(f"--variant {text!r}: ProgramRLConfig has no field {field!r}")
+        kind = type(getattr(defaults, field))
+        if kind is bool and value not in ("True", "False"):
+            raise SystemExit(f"--variant {text!r}: {field} is True or False, not {value!r}")
+        changes[field] = (value == "True") if kind is bool else kind(value)
+    return name, changes
+
+
+def split_indices(split: str, task_ids: list[str]) -> list[int]:
+    if split == "tuning":
+        return list(range(100))
+    report = json.loads(SEARCH_REPORT.read_text())["tasks"]
+    return [k for k, task in enumerate(task_ids) if report.get(task, {}).get("solved")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--split", choices=("reachable", "tuning"), default="reachable")
+    parser.add_argument("--variant", action="append", default=None, help="NAME[:f=v,...]")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    args = parser.parse_args(argv)
+    variants = [parse_variant(v) for v in args.variant or ["default"]]
+
+    from jaxarc.data.loading import load_bank
+    from jaxarc.solve.problem import known_test_outputs, problems_from_bank
+    from jaxarc.solve.program_rl import ProgramRLConfig, solve_with_program_rl
+    from jaxarc.solve.submission import entries, score_submission
+
+    bank = load_bank("arc-agi-1/training")
+    bank = bank.subset(split_indices(args.split, list(bank.task_ids)))
+    problems = problems_from_bank(bank)
+    known = known_test_outputs(bank)
+    rows = []
+    for name, changes in variants:
+        config = dataclasses.replace(ProgramRLConfig(), **changes)
+        start = time.perf_counter()
+        attempts, _ = solve_with_program_rl(problems, config, seed=args.seed)
+        seconds = time.perf_counter() - start
+        submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
+        scored = score_submission(submission, known)["tasks"]
+        solved = sorted(task for task, result in scored.items() if result["solved"])
+        rows.append({"variant": name, "changes": changes, "solved": solved, "seconds": seconds})
+        print(f"{name}: {len(solved)} of {len(problems)} in {seconds:.0f} s", flush=True)
+
+    print(f"\narc-agi-1/training, {args.split} split ({len(problems)} tasks), seed {args.seed}")
+    print("| variant | solved | wall (compiling included) | tasks |\n|---|---|---|---|")
+    for row in rows:
+        tasks = " ".join(row["solved"])
+        print(f"| {row['variant']} | {len(row['solved'])} | {row['seconds']:.0f} s | {tasks} |")
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
