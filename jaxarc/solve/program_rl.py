@@ -79,9 +79,12 @@ class ProgramRLConfig:
     ``memory``: the best program found so far replaces one sample of every group.
     ``hindsight_stop``: a sampled program counts, for the memory and for success, as if it
     had stopped at its best step (its rewards after every step are known).
-    ``exploring_starts``: that many programs of every group start with an action drawn
-    uniformly from the vocabulary, not from the policy (and that first step is not credited
-    to it), so actions that score only after another keep being tried."""
+    ``exploring_starts``: that many programs of every group explore: they replay a prefix
+    of the memory drawn uniformly (``explore_from_memory``; else the empty one), then draw
+    one action uniformly from the vocabulary, not from the policy (neither is credited to
+    it), so actions that score only after others keep being tried where the best program
+    has got to. ``restarts``: the task is learned that many times from independent keys,
+    and the test grids of the programs that solve every demonstration vote."""
 
     updates: int = 600
     group_size: int = 64
@@ -95,7 +98,7 @@ class ProgramRLConfig:
     memory: bool = True
     hindsight_stop: bool = True
     exploring_starts: int = 16
-    explore_from_memory: bool = False
+    explore_from_memory: bool = True
     restarts: int = 1
 
     def __post_init__(self) -> None:
@@ -276,6 +279,7 @@ def sample_programs(
     uniform = jax.random.categorical(start_key, any_action, shape=(config.group_size,))
     if memory is None or not config.explore_from_memory:
         memory = jnp.zeros(config.program_length, jnp.int32)
+    memory = jnp.asarray(memory)
     length = jnp.sum(jnp.cumprod(memory != 0))  # actions before the memory's first stop
     # (the uniform step must fit: a full-length memory is cut one action short)
     longest = jnp.minimum(length, config.program_length - 1)
