@@ -21,7 +21,7 @@ into its output.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from jaxtyping import Int32
@@ -106,21 +106,25 @@ def _symmetries(
     return tuple(found)
 
 
-def find_tiling(problem: Problem) -> Tiling | None:
-    """The first source (the whole input, then each crop selector) whose ``R x C`` tiles of
-    symmetries make every demonstration output (at most :data:`MAX_TILES` a side; not the
-    source itself unchanged; the test inputs' tilings fit the ARC canvas); else ``None``."""
+def _tiled_sources(
+    problem: Problem,
+) -> Iterator[tuple[str, list[Box], list[np.ndarray], int, int]]:
+    """``(source, each grid's box, each grid's crop, R, C)`` for every source (the whole
+    input, then each crop selector whose box exists in every grid and repeats no earlier
+    source's) whose ``R x C`` tiles have every demonstration output's shape (at most
+    :data:`MAX_TILES` a side; the whole input not ``1 x 1``; every grid's tiling within the
+    ARC canvas), in that order."""
     grids = (*problem.demo_inputs, *problem.test_inputs)
     selected = [select_boxes(g) for g in grids]
     options: list[tuple[str, list[Box | None]]] = [
         ("input", [(0, 0, g.shape[0] - 1, g.shape[1] - 1) for g in grids])
     ]
     options += [(name, [found[name] for found in selected]) for name in SELECTOR_NAMES]
+    seen: list[list[Box | None]] = []
     for source, boxes in options:
-        if any(box is None for box in boxes):
+        if any(box is None for box in boxes) or boxes in seen:
             continue
-        if source != "input" and boxes == options[0][1]:
-            continue  # the whole grid in every grid: the input's tiling, tried first
+        seen.append(boxes)
         crops = [
             g[r1 : r2 + 1, c1 : c2 + 1] for g, (r1, c1, r2, c2) in zip(grids, boxes, strict=True)
         ]  # type: ignore[misc]
@@ -130,6 +134,14 @@ def find_tiling(problem: Problem) -> Tiling | None:
         rows, cols = counts
         if any(c.shape[0] * rows > MAX_SIDE or c.shape[1] * cols > MAX_SIDE for c in crops):
             continue
+        yield source, boxes, crops, rows, cols
+
+
+def find_tiling(problem: Problem) -> Tiling | None:
+    """The first source (the whole input, then each crop selector) whose ``R x C`` tiles of
+    symmetries make every demonstration output (at most :data:`MAX_TILES` a side; not the
+    source itself unchanged; the test inputs' tilings fit the ARC canvas); else ``None``."""
+    for source, boxes, crops, rows, cols in _tiled_sources(problem):
         symmetries = _symmetries(crops, problem.demo_outputs, rows, cols)
         if symmetries is None or symmetries == (("identity",),):
             continue
@@ -186,30 +198,10 @@ MAX_LAYOUT_SOURCES = 3  # sources whose tile layout a learner's vocabulary holds
 
 
 def _layout_sources(problem: Problem) -> list[tuple[list[Box], int, int]]:
-    """``(each grid's source box, R, C)`` for the sources (the whole input, then the crop
-    selectors) that every demonstration output is ``R x C`` tiles of (not ``1 x 1``, at most
-    :data:`MAX_TILES` a side, every grid's tiling within the ARC canvas), boxes that repeat
-    an earlier source's left out; at most :data:`MAX_LAYOUT_SOURCES`."""
-    grids = (*problem.demo_inputs, *problem.test_inputs)
-    selected = [select_boxes(g) for g in grids]
-    options: list[list[Box | None]] = [[(0, 0, g.shape[0] - 1, g.shape[1] - 1) for g in grids]]
-    options += [[found[name] for found in selected] for name in SELECTOR_NAMES]
-    kept: list[tuple[list[Box], int, int]] = []
-    for boxes in options:
-        if any(box is None for box in boxes) or any(boxes == other for other, _, _ in kept):
-            continue
-        shapes = [(r2 - r1 + 1, c2 - c1 + 1) for r1, c1, r2, c2 in boxes]  # type: ignore[misc]
-        crops = [np.zeros(shape, np.int8) for shape in shapes[: problem.num_demos]]
-        counts = _tile_counts(crops, problem.demo_outputs)
-        if counts is None or counts == (1, 1):
-            continue
-        rows, cols = counts
-        if any(h * rows > MAX_SIDE or w * cols > MAX_SIDE for h, w in shapes):
-            continue
-        kept.append((boxes, rows, cols))  # type: ignore[arg-type]
-        if len(kept) == MAX_LAYOUT_SOURCES:
-            break
-    return kept
+    """``(each grid's source box, R, C)`` of the first :data:`MAX_LAYOUT_SOURCES` sources
+    of :func:`_tiled_sources` that the outputs tile more than once (not ``1 x 1``)."""
+    found = [(b, r, c) for _, b, _, r, c in _tiled_sources(problem) if (r, c) != (1, 1)]
+    return found[:MAX_LAYOUT_SOURCES]
 
 
 def tile_layout_actions(problem: Problem) -> Int32[np.ndarray, "K N 5"]:
