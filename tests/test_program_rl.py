@@ -275,6 +275,25 @@ def test_a_saved_prior_loads_as_it_was_and_a_broken_one_is_named(tmp_path: Path)
         load_prior(tmp_path / "run")
 
 
+STORED_PRIORS = Path(__file__).parent.parent / "benchmarks/results/solve"
+
+
+def test_the_stored_priors_load_and_saw_only_training_tasks_outside_the_tuning_split() -> None:
+    """The priors docs/training.md scores from: each loads, was pretrained on ARC-AGI-1
+    training tasks 100-399 only, and the newer one with today's default learner."""
+    from jaxarc.data import load_bank
+
+    training = list(load_bank("arc-agi-1/training").task_ids)
+    for name, learner in [("program_prior", None), ("program_prior_frontier", ProgramRLConfig())]:
+        run_dir = STORED_PRIORS / name
+        _, config = load_prior(run_dir)
+        meta = json.loads((run_dir / "prior.json").read_text())
+        assert meta["source"] == "arc-agi-1/training[100:400]"
+        assert set(meta["tasks"]) == set(training[100:])
+        if learner is not None:
+            assert config.program == learner
+
+
 @pytest.mark.slow  # learns three tasks, fits the prior (~30 s)
 def test_the_prior_learns_which_kinds_solved_tasks_and_starts_the_next_task_there() -> None:
     flips = [_task(f"flip{k}", np.fliplr, 10 + k) for k in range(3)]
