@@ -19,6 +19,7 @@ from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.candidates import WHOLE
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.program_prior import (
+    PRIOR_INFO,
     PriorConfig,
     PriorError,
     initial_prior,
@@ -46,6 +47,7 @@ from jaxarc.solve.solver import first_two_distinct
 from jaxarc.solve.tiling import tile_layout_actions
 
 SMALL = ProgramRLConfig(updates=40, group_size=32, program_length=4)
+STORED_PRIORS = Path(__file__).parent.parent / "benchmarks/results/solve"
 
 
 def _grids(rng: np.random.Generator, count: int, shape=(4, 4)) -> list[np.ndarray]:
@@ -275,19 +277,16 @@ def test_a_saved_prior_loads_as_it_was_and_a_broken_one_is_named(tmp_path: Path)
         load_prior(tmp_path / "run")
 
 
-STORED_PRIORS = Path(__file__).parent.parent / "benchmarks/results/solve"
-
-
 def test_the_stored_priors_load_and_saw_only_training_tasks_outside_the_tuning_split() -> None:
     """The priors docs/training.md scores from: each loads, was pretrained on ARC-AGI-1
-    training tasks 100-399 only, and the newer one with today's default learner."""
+    training tasks 100-399 only, and the newer one with the current default learner."""
     from jaxarc.data import load_bank
 
     training = list(load_bank("arc-agi-1/training").task_ids)
     for name, learner in [("program_prior", None), ("program_prior_frontier", ProgramRLConfig())]:
         run_dir = STORED_PRIORS / name
         _, config = load_prior(run_dir)
-        meta = json.loads((run_dir / "prior.json").read_text())
+        meta = json.loads((run_dir / PRIOR_INFO).read_text())
         assert meta["source"] == "arc-agi-1/training[100:400]"
         assert set(meta["tasks"]) == set(training[100:])
         if learner is not None:
