@@ -13,11 +13,12 @@ import pytest
 from jaxarc.cli.main import main
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.candidates import WHOLE, candidate_actions, crop_boxes
+from jaxarc.solve.method import Budget, BudgetError
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.replay import replay_on_task
 from jaxarc.solve.search import per_grid_table, search
+from jaxarc.solve.search_method import search_attempts
 from jaxarc.solve.selectors import select_boxes
-from jaxarc.solve.solver import Budget, BudgetError, search_attempts
 from jaxarc.solve.submission import SubmissionError, score_submission, validate_submission
 from jaxarc.solve.tiling import describe_tiling, find_tiling, tiling_program
 
@@ -366,9 +367,9 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     from jaxarc.agents.run.evaluate import load_trained_policy
     from jaxarc.cli.solve import TEST_TIME_UPDATES
     from jaxarc.data.loading import load_bank
+    from jaxarc.solve.policy_finetune import TestTimeConfig, attempts_after_test_time_rl
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
     from jaxarc.solve.submission import entries
-    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl
 
     source = _write_dir(tmp_path / "tasks", _fill_tasks())
     config = _tiny_train_config(
@@ -422,7 +423,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
 
 def test_each_problem_plays_on_the_smallest_canvas_that_holds_its_grids() -> None:
     """Demonstration inputs and outputs and test inputs all count, the largest side wins."""
-    from jaxarc.solve.test_time import canvas_side
+    from jaxarc.solve.policy_finetune import canvas_side
 
     rng = np.random.default_rng(3)
     cases = [  # demo input, demo output, test input -> canvas side
@@ -441,7 +442,7 @@ def test_tasks_learn_in_banks_of_one_canvas_and_a_similar_number_of_demonstratio
     """A bank pads every task to its largest number of pairs, so a task with many does not
     share a bank with tasks of few: classes up to 3, 4, 6, 10 pairs, then each count alone;
     the canvas splits them too, and each bank keeps its tasks' order."""
-    from jaxarc.solve.test_time import bank_groups, demo_count
+    from jaxarc.solve.policy_finetune import bank_groups, demo_count
 
     rng = np.random.default_rng(4)
     task = functools.partial(_identity_task, rng)
@@ -482,7 +483,11 @@ def test_test_time_rl_holds_one_bank_s_programs_at_a_time() -> None:
     import jax
 
     from jaxarc.agents import make_train
-    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl, bank_groups
+    from jaxarc.solve.policy_finetune import (
+        TestTimeConfig,
+        attempts_after_test_time_rl,
+        bank_groups,
+    )
 
     config = _tiny_train_config("gen/easy")
     init, _ = make_train(config)
@@ -513,7 +518,7 @@ def test_test_time_config_sets_the_learning_run_and_refuses_nonsense() -> None:
     """Every setting reaches the training configuration it makes (``None`` keeps the
     checkpoint's), and each bad value is refused by name."""
     from jaxarc.agents import GRPOConfig, TrainConfig
-    from jaxarc.solve.test_time import TestTimeConfig
+    from jaxarc.solve.policy_finetune import TestTimeConfig
 
     trained = TrainConfig(
         max_episode_steps=4, lr=1e-3, grpo=GRPOConfig(entropy_coef=0.01, epochs=2)
