@@ -18,17 +18,9 @@ from jaxarc.cli.main import main
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.attempts import first_two_distinct
 from jaxarc.solve.candidates import WHOLE
+from jaxarc.solve.prior_store import PRIOR_FILE, PRIOR_INFO, load_prior, save_prior
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_prior import (
-    PRIOR_FILE,
-    PRIOR_INFO,
-    PriorConfig,
-    PriorError,
-    initial_prior,
-    load_prior,
-    save_prior,
-    train_prior,
-)
+from jaxarc.solve.program_prior import PriorConfig, PriorError, initial_prior, train_prior
 from jaxarc.solve.program_rl import (
     BOX_CLASSES,
     NOOP,

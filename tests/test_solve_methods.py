@@ -14,8 +14,8 @@ import pytest
 from jaxarc.cli.main import main
 from jaxarc.solve import canvas, program_rl, search
 from jaxarc.solve.method import MethodError, SolveMethod
+from jaxarc.solve.prior_store import load_prior
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_prior import load_prior
 from jaxarc.solve.program_rl_method import (
     DEFAULT_PRIOR_DIR,
     ProgramRLMethod,

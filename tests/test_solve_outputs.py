@@ -13,16 +13,9 @@ import numpy as np
 import pytest
 
 from jaxarc.cli.main import main
+from jaxarc.solve.prior_store import load_prior, pretrain_and_save, resume_point, save_prior
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_prior import (
-    PriorConfig,
-    PriorError,
-    initial_prior,
-    load_prior,
-    pretrain_and_save,
-    resume_point,
-    save_prior,
-)
+from jaxarc.solve.program_prior import PriorConfig, PriorError, initial_prior
 from jaxarc.solve.program_rl import ProgramRLConfig
 
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

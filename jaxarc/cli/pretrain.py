@@ -62,13 +62,9 @@ def run_pretrain(args: argparse.Namespace) -> int:
     run_dir = check_output_dir(args.run_dir, "--run-dir")
     primary = prepare_runtime(args)
     from jaxarc.data.loading import load_bank
+    from jaxarc.solve.prior_store import pretrain_and_save, resume_point
     from jaxarc.solve.problem import ProblemError, problems_from_bank
-    from jaxarc.solve.program_prior import (
-        PriorConfig,
-        PriorError,
-        pretrain_and_save,
-        resume_point,
-    )
+    from jaxarc.solve.program_prior import PriorConfig, PriorError
 
     try:
         bank = load_bank(args.source)

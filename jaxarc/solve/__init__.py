@@ -9,7 +9,8 @@
 * :mod:`jaxarc.solve.program_rl`: a program policy learned per task by GRPO on the task's
   demonstrations, over the environment's actions;
 * :mod:`jaxarc.solve.program_prior`: a prior over the kinds of actions those programs are
-  made of, pretrained by reward on other tasks (``jaxarc pretrain-programs``);
+  made of, pretrained by reward on other tasks (``jaxarc pretrain-programs``), and
+  :mod:`jaxarc.solve.prior_store`, its run directory (saved, loaded, resumed);
 * :mod:`jaxarc.solve.program_variant`: the learner's experimental alternatives (ablations);
 * :mod:`jaxarc.solve.search_method`: the ``search`` method and the ``random`` baseline;
 * :mod:`jaxarc.solve.candidates`, :mod:`jaxarc.solve.search`, :mod:`jaxarc.solve.tiling`:
