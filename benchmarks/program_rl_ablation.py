@@ -11,8 +11,10 @@ Settings are chosen here, never on evaluation tasks. Two splits:
   reaches, so a miss is the learner's;
 * ``tuning``: the first 100 training tasks (the tuning split of ``docs/training.md``).
 
-A variant is ``NAME`` or ``NAME:field=value,field=value`` over
-:class:`jaxarc.solve.program_rl.ProgramRLConfig` fields (``default``: no change). Each row
+A variant is ``NAME`` or ``NAME:field=value,field=value`` over the fields of the learner's
+settings, :class:`jaxarc.solve.program_rl.ProgramRLConfig`, and of its experimental design
+switches, :class:`jaxarc.solve.program_variant.LearnerVariant` (``default``: no change;
+``jaxarc solve`` always learns with the adopted design). Each row
 gives the tasks solved (pass@2, scored against the known test outputs after learning, as
 ``jaxarc solve`` scores), the wall time with compiling included, and which tasks.
 """
@@ -30,21 +32,38 @@ SEARCH_REPORT = Path(__file__).parent / "results/solve/training_search3.report.j
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:
-    """``"name:field=value,..."`` to ``(name, changes)``, each value of its field's type."""
+    """``"name:field=value,..."`` to ``(name, changes)``, each value of its field's type
+    (a field of ``ProgramRLConfig`` or of ``LearnerVariant``)."""
     from jaxarc.solve.program_rl import ProgramRLConfig
+    from jaxarc.solve.program_variant import LearnerVariant
 
     name, _, settings = text.partition(":")
-    defaults = ProgramRLConfig()
+    defaults = {**dataclasses.asdict(ProgramRLConfig()), **dataclasses.asdict(LearnerVariant())}
     changes: dict[str, object] = {}
     for item in filter(None, settings.split(",")):
         field, _, value = item.partition("=")
-        if not hasattr(defaults, field):
-            raise SystemExit(f"--variant {text!r}: ProgramRLConfig has no field {field!r}")
-        kind = type(getattr(defaults, field))
+        if field not in defaults:
+            raise SystemExit(
+                f"--variant {text!r}: neither ProgramRLConfig nor LearnerVariant has a field "
+                f"{field!r}"
+            )
+        kind = type(defaults[field])
         if kind is bool and value not in ("True", "False"):
             raise SystemExit(f"--variant {text!r}: {field} is True or False, not {value!r}")
         changes[field] = (value == "True") if kind is bool else kind(value)
     return name, changes
+
+
+def learner(changes: dict[str, object]):
+    """``(ProgramRLConfig, LearnerVariant)`` with ``changes`` applied to whichever holds
+    each field."""
+    from jaxarc.solve.program_rl import ProgramRLConfig
+    from jaxarc.solve.program_variant import LearnerVariant
+
+    variant_fields = {f.name for f in dataclasses.fields(LearnerVariant)}
+    config = ProgramRLConfig(**{k: v for k, v in changes.items() if k not in variant_fields})
+    variant = LearnerVariant(**{k: v for k, v in changes.items() if k in variant_fields})
+    return config, variant
 
 
 def split_indices(split: str, task_ids: list[str]) -> list[int]:
@@ -65,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from jaxarc.data.loading import load_bank
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
-    from jaxarc.solve.program_rl import ProgramRLConfig, solve_with_program_rl
+    from jaxarc.solve.program_rl import solve_with_program_rl
     from jaxarc.solve.submission import entries, score_submission
 
     bank = load_bank("arc-agi-1/training")
@@ -74,9 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     known = known_test_outputs(bank)
     rows = []
     for name, changes in variants:
-        config = dataclasses.replace(ProgramRLConfig(), **changes)
+        config, variant = learner(changes)
         start = time.perf_counter()
-        attempts, _ = solve_with_program_rl(problems, config, seed=args.seed)
+        attempts, _ = solve_with_program_rl(problems, config, seed=args.seed, variant=variant)
         seconds = time.perf_counter() - start
         submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
         scored = score_submission(submission, known)["tasks"]

@@ -3,7 +3,7 @@
     python benchmarks/test_time_rl.py --checkpoint runs/medium --source arc-agi-1/training \
         --limit 100 --settings frozen,16,16+hindsight
 
-Every setting runs :func:`jaxarc.solve.test_time.attempts_after_test_time_rl` (the
+Every setting runs :func:`jaxarc.solve.policy_finetune.attempts_after_test_time_rl` (the
 function behind ``jaxarc solve --method test-time-rl``) on the same tasks with the same key
 (``--seed``). A setting is ``frozen`` (no update: the policy plays the tests as it is, on
 the same canvases) or ``N`` (N updates a task), optionally followed by ``+hindsight`` (half
@@ -103,9 +103,13 @@ def main() -> None:
     from jaxarc.agents.run.evaluate import load_trained_policy
     from jaxarc.benchmarking.compile_clock import CompileClock
     from jaxarc.data.loading import load_bank
+    from jaxarc.solve.policy_finetune import (
+        TestTimeConfig,
+        attempts_after_test_time_rl,
+        canvas_side,
+    )
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
     from jaxarc.solve.submission import entries, score_submission
-    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl, canvas_side
 
     config, policy, path = load_trained_policy(args.checkpoint)
     bank = load_bank(args.source)

@@ -16,17 +16,11 @@ import pytest
 
 from jaxarc.cli.main import main
 from jaxarc.grid import operation_ids as ops
+from jaxarc.solve.attempts import first_two_distinct
 from jaxarc.solve.candidates import WHOLE
+from jaxarc.solve.prior_store import PRIOR_FILE, PRIOR_INFO, load_prior, save_prior
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_prior import (
-    PRIOR_INFO,
-    PriorConfig,
-    PriorError,
-    initial_prior,
-    load_prior,
-    save_prior,
-    train_prior,
-)
+from jaxarc.solve.program_prior import PriorConfig, PriorError, initial_prior, train_prior
 from jaxarc.solve.program_rl import (
     BOX_CLASSES,
     NOOP,
@@ -42,11 +36,12 @@ from jaxarc.solve.program_rl import (
     task_arrays,
     uniform_logits,
 )
+from jaxarc.solve.program_variant import LearnerVariant, VariantError
 from jaxarc.solve.replay import replay_on_task
-from jaxarc.solve.solver import first_two_distinct
 from jaxarc.solve.tiling import tile_layout_actions
 
 SMALL = ProgramRLConfig(updates=40, group_size=32, program_length=4)
+PER_STEP = LearnerVariant(policy="per-step")
 STORED_PRIORS = Path(__file__).parent.parent / "benchmarks/results/solve"
 
 
@@ -163,7 +158,7 @@ def test_a_program_policy_learns_a_flip_from_reward_alone_and_compiles_once_per_
     with count_compilations() as clock:
         learned, _, _ = learn_program(turn, SMALL, jax.random.key(1))
         twice_attempts, twice = program_rl_attempts(
-            turn, dataclasses.replace(SMALL, restarts=2), jax.random.key(2)
+            turn, SMALL, jax.random.key(2), variant=LearnerVariant(restarts=2)
         )
     assert clock.programs == 0  # the learner of this shape is compiled already
     assert twice["restarts_solving"] == 2  # each restart learns the half turn by itself
@@ -196,8 +191,9 @@ def test_a_program_counts_as_stopped_at_its_best_step_and_exploring_starts_are_u
     assert (first[8:] == row).all() and len(set(first[:8].tolist())) > 4
     assert (first[:8] != 0).all() and not np.asarray(chosen[:8, 0]).any()
     assert np.asarray(chosen[8:, 0]).all()
-    off = dataclasses.replace(config, hindsight_stop=False)
-    _, kept_off, *_ = grpo_step(lambda p: p, logits, arrays, jax.random.key(0), off, side, memory)
+    off = LearnerVariant(hindsight_stop=False)
+    key = jax.random.key(0)
+    _, kept_off, *_ = grpo_step(lambda p: p, logits, arrays, key, config, side, memory, off)
     assert kept_off[-1].tolist() == memory.tolist()
 
 
@@ -210,9 +206,7 @@ def test_exploring_programs_replay_a_prefix_of_the_memory_then_draw_one_action_u
     flip = _task("flip", np.flipud, 4)
     arrays, table, side = task_arrays(flip)
     tb, lr = _row(table, ops.FLIP_TB), _row(table, ops.FLIP_LR)
-    config = dataclasses.replace(
-        SMALL, group_size=64, exploring_starts=48, program_length=6, explore_from_memory=True
-    )
+    config = dataclasses.replace(SMALL, group_size=64, exploring_starts=48, program_length=6)
     logits = uniform_logits(arrays.valid, config).at[0].set(-1e9).at[0, tb].set(0.0)
     memory = jnp.asarray([lr, lr, lr, 0, 0, 0], jnp.int32)  # three actions, then the stop
     programs, _, chosen = sample_programs(logits, arrays.valid, jax.random.key(2), config, memory)
@@ -226,8 +220,9 @@ def test_exploring_programs_replay_a_prefix_of_the_memory_then_draw_one_action_u
     full = jnp.full(6, lr, jnp.int32)  # a memory as long as a program: the last step is
     programs, _, chosen = sample_programs(logits, arrays.valid, jax.random.key(3), config, full)
     assert max(_cut(np.asarray(chosen[i])) for i in range(48)) == 5  # left to explore
-    start_only = dataclasses.replace(config, explore_from_memory=False)
-    _, _, chosen = sample_programs(logits, arrays.valid, jax.random.key(2), start_only, memory)
+    start_only = LearnerVariant(explore_from_memory=False)
+    key = jax.random.key(2)
+    _, _, chosen = sample_programs(logits, arrays.valid, key, config, memory, start_only)
     assert not np.asarray(chosen[:48, 0]).any() and np.asarray(chosen[:48, 1]).all()
 
 
@@ -250,47 +245,87 @@ def test_program_rl_settings_refuse_nonsense() -> None:
         ({"group_size": 1}, "GRPO compares at least 2"),
         ({"program_length": 40}, "at most 32"),
         ({"updates": -1}, "at least 0"),
-        ({"credit": "every"}, "'step' or 'program'"),
-        ({"policy": "net"}, "'chain' or 'per-step'"),
         ({"noop_prior": 1.0}, "in [0, 1)"),
         ({"learning_rate": 0.0}, "must be more than 0"),
         ({"exploring_starts": 65}, "at most group_size=64"),
-        ({"restarts": 0}, "restarts=0: at least 1"),
     ]:
         with pytest.raises(ProgramRLError, match=re.escape(message)):
             ProgramRLConfig(**change)
-    with pytest.raises(ProgramRLError, match="needs 'chain'"):
-        PriorConfig(program=ProgramRLConfig(policy="per-step"))
+    for change, message in [
+        ({"credit": "every"}, "'step' or 'program'"),
+        ({"policy": "net"}, "'chain' or 'per-step'"),
+        ({"restarts": 0}, "restarts=0: at least 1"),
+    ]:
+        with pytest.raises(VariantError, match=re.escape(message)):
+            LearnerVariant(**change)
+    # the ablation switches are not settings of the public learner
+    for switch in ("credit", "policy", "memory", "hindsight_stop", "restarts"):
+        assert switch not in {f.name for f in dataclasses.fields(ProgramRLConfig)}
+    flip = _task("flip", np.flipud, 2)
+    with pytest.raises(ProgramRLError, match="needs a chain policy"):
+        learn_program(flip, SMALL, jax.random.key(0), initial_prior(SMALL), PER_STEP)
 
 
 def test_a_saved_prior_loads_as_it_was_and_a_broken_one_is_named(tmp_path: Path) -> None:
     config = PriorConfig(rounds=1, program=SMALL)
     prior = initial_prior(SMALL) + np.random.default_rng(0).normal(size=(1, 1)).astype(np.float32)
-    save_prior(tmp_path / "run", prior, config, {"tasks": ["a"]})
-    loaded, loaded_config = load_prior(tmp_path / "run")
+    run = tmp_path / "run"
+    save_prior(run, prior, config, {"tasks": ["a"]})
+    good_npz, good_json = (run / "prior.npz").read_bytes(), (run / "prior.json").read_text()
+    loaded, loaded_config = load_prior(run)
     assert np.array_equal(loaded, prior) and loaded_config == config
-    np.savez(tmp_path / "run" / "prior.npz", prior=np.zeros((3, 3), np.float32))
+    damaged = [
+        (good_npz[:100], "prior.npz: damaged, not a readable program prior (BadZipFile"),
+        (b"", "prior.npz: damaged, not a readable program prior (EOFError"),
+    ]
+    for content, message in damaged:  # a cut download, an empty file
+        (run / "prior.npz").write_bytes(content)
+        with pytest.raises(PriorError, match=re.escape(message)):
+            load_prior(run)
+    np.savez(run / "prior.npz", prior=np.zeros((3, 3), np.float32))
     with pytest.raises(PriorError, match=r"run/prior.npz: a prior of shape \(3, 3\)"):
-        load_prior(tmp_path / "run")
-    (tmp_path / "run" / "prior.json").write_text("{")
-    with pytest.raises(PriorError, match="not a readable program prior"):
-        load_prior(tmp_path / "run")
+        load_prior(run)
+    (run / "prior.npz").write_bytes(good_npz)
+    (run / "prior.json").write_text("{")
+    with pytest.raises(PriorError, match="prior.json: not a readable program prior"):
+        load_prior(run)
+    # a prior that does not record a setting would take today's default for it: refused
+    meta = json.loads(good_json)
+    del meta["config"]["program"]["exploring_starts"]
+    (run / "prior.json").write_text(json.dumps(meta))
+    with pytest.raises(PriorError, match="records no setting exploring_starts"):
+        load_prior(run)
+    meta = json.loads(good_json)
+    meta["config"]["program"]["credit"] = "program"  # made by an ablation's learner
+    (run / "prior.json").write_text(json.dumps(meta))
+    with pytest.raises(PriorError, match="experimental learner setting credit='program'"):
+        load_prior(run)
+    with pytest.raises(PriorError, match="no such file"):
+        load_prior(tmp_path / "nowhere")
 
 
-def test_the_stored_priors_load_and_saw_only_training_tasks_outside_the_tuning_split() -> None:
-    """The priors docs/training.md scores from: each loads, was pretrained on ARC-AGI-1
-    training tasks 100-399 only, and the newer one with the current default learner."""
+def test_the_shipped_prior_is_the_stored_one_and_saw_only_training_tasks_outside_tuning() -> None:
+    """``jaxarc solve``'s default prior (package data) is byte for byte the stored
+    ``program_prior_frontier`` the scores come from; it loads with the default learner and
+    was pretrained on ARC-AGI-1 training tasks 100-399 only. The older stored prior does not
+    record every learner setting, so it is refused rather than run with today's defaults."""
     from jaxarc.data import load_bank
+    from jaxarc.solve.program_rl_method import DEFAULT_PRIOR_DIR
 
     training = list(load_bank("arc-agi-1/training").task_ids)
-    for name, learner in [("program_prior", None), ("program_prior_frontier", ProgramRLConfig())]:
-        run_dir = STORED_PRIORS / name
-        _, config = load_prior(run_dir)
+    stored = STORED_PRIORS / "program_prior_frontier"
+    for name in (PRIOR_FILE, PRIOR_INFO):
+        assert (DEFAULT_PRIOR_DIR / name).read_bytes() == (stored / name).read_bytes()
+    _, config = load_prior(DEFAULT_PRIOR_DIR)
+    assert config.program == ProgramRLConfig()
+    for run_dir in (DEFAULT_PRIOR_DIR, STORED_PRIORS / "program_prior"):
         meta = json.loads((run_dir / PRIOR_INFO).read_text())
         assert meta["source"] == "arc-agi-1/training[100:400]"
         assert set(meta["tasks"]) == set(training[100:])
-        if learner is not None:
-            assert config.program == learner
+    with pytest.raises(PriorError, match="records no setting exploring_starts"):
+        load_prior(STORED_PRIORS / "program_prior")
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    assert '"solve/priors/*/prior.npz", "solve/priors/*/prior.json"' in pyproject
 
 
 @pytest.mark.slow  # learns three tasks, fits the prior (~30 s)
@@ -353,7 +388,7 @@ def test_pretrain_then_solve_from_the_prior_never_reads_a_test_output(
         solve_source = _write_dir(tmp_path / kind, held_out, kind)
         out_file = tmp_path / f"{kind}.json"
         argv = ["solve", "--no-compile-cache", "--source", str(solve_source)]
-        argv += ["--checkpoint", str(prior_dir), "--budget", "8192", "--out", str(out_file)]
+        argv += ["--prior", str(prior_dir), "--budget", "8192", "--out", str(out_file)]
         code, out, err = _run(capsys, *argv)
         assert code == 0, err
         submissions[kind] = json.loads(out_file.read_text())
@@ -369,18 +404,30 @@ def test_program_rl_bad_input_is_one_line_and_nothing_written(tmp_path: Path, ca
     source = _write_dir(tmp_path / "tasks", [_task("flip", np.fliplr, 50)], "true")
     prior_dir = tmp_path / "prior"
     save_prior(prior_dir, initial_prior(ProgramRLConfig()), PriorConfig(), {})
+    damaged = tmp_path / "damaged"
+    save_prior(damaged, initial_prior(ProgramRLConfig()), PriorConfig(), {})
+    (damaged / "prior.npz").write_bytes((damaged / "prior.npz").read_bytes()[:100])
+    empty = tmp_path / "empty"
+    save_prior(empty, initial_prior(ProgramRLConfig()), PriorConfig(), {})
+    (empty / "prior.npz").write_bytes(b"")
     out = tmp_path / "out.json"
     base = ["solve", "--no-compile-cache", "--source", str(source), "--out", str(out)]
     for extra, message in [
-        (["--method", "program-rl", "--checkpoint", str(tmp_path)], "not a program prior"),
-        (["--method", "program-rl", "--budget", "10"], "one program-rl update takes 1024"),
-        (["--method", "program-rl", "--budget", "5s"], "not seconds"),
+        (["--prior", str(tmp_path)], "prior.npz: no such file"),
+        (["--prior", str(damaged)], "damaged/prior.npz: damaged, not a readable program prior"),
+        (["--prior", str(empty)], "empty/prior.npz: damaged, not a readable program prior"),
+        (["--checkpoint", str(damaged)], "is a program prior: give it as --prior"),
+        (["--budget", "10"], "one program-rl update takes 1024"),
+        (["--prior", "none", "--budget", "10"], "one program-rl update takes 1024"),
+        (["--budget", "5s"], "not seconds"),
+        (["--depth", "3"], "--depth applies to --method search or random, not program-rl"),
         (["--method", "policy", "--checkpoint", str(prior_dir)], "is a program prior"),
-        (["--method", "search", "--checkpoint", str(prior_dir)], "applies to --method policy"),
+        (["--method", "search", "--prior", str(prior_dir)], "--prior applies to --method"),
+        (["--method", "search", "--checkpoint", str(tmp_path)], "applies to --method policy"),
     ]:
         code, _, err = _run(capsys, *base, *extra)
         assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
-        assert not out.exists()
+        assert "internal error" not in err and not out.exists()
     argv = ["pretrain-programs", "--source", str(source), "--skip", "5", "--run-dir"]
     code, _, err = _run(capsys, *argv, str(tmp_path / "p2"))
     assert code == 2 and "--skip 5: " in err and not (tmp_path / "p2").exists()
@@ -396,10 +443,14 @@ def test_the_ablation_script_types_its_variants_and_splits_training_tasks_only()
     module = runpy.run_path(str(script))
     name, changes = module["parse_variant"]("wide:group_size=128,explore_from_memory=False")
     assert name == "wide" and changes == {"group_size": 128, "explore_from_memory": False}
-    config = dataclasses.replace(ProgramRLConfig(), **changes)  # the types it needs
-    assert config.group_size == 128 and config.explore_from_memory is False
+    config, variant = module["learner"](changes)  # each field to its config, of its type
+    assert config == ProgramRLConfig(group_size=128)
+    assert variant == LearnerVariant(explore_from_memory=False)
     assert module["parse_variant"]("default") == ("default", {})
-    for bad, reason in [("x:width=3", "no field 'width'"), ("x:memory=yes", "True or False")]:
+    for bad, reason in [
+        ("x:width=3", "LearnerVariant has a field 'width'"),
+        ("x:memory=yes", "True or False"),
+    ]:
         with pytest.raises(SystemExit, match=re.escape(reason)):
             module["parse_variant"](bad)
     report = json.loads(module["SEARCH_REPORT"].read_text())["tasks"]

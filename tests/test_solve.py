@@ -13,11 +13,12 @@ import pytest
 from jaxarc.cli.main import main
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.candidates import WHOLE, candidate_actions, crop_boxes
+from jaxarc.solve.method import Budget, BudgetError
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.replay import replay_on_task
 from jaxarc.solve.search import per_grid_table, search
+from jaxarc.solve.search_method import search_attempts
 from jaxarc.solve.selectors import select_boxes
-from jaxarc.solve.solver import Budget, BudgetError, search_attempts
 from jaxarc.solve.submission import SubmissionError, score_submission, validate_submission
 from jaxarc.solve.tiling import describe_tiling, find_tiling, tiling_program
 
@@ -190,6 +191,9 @@ def _write_dir(root: Path, tasks: dict) -> Path:
     return root
 
 
+SEARCH = ("--method", "search")
+
+
 def _solve(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(["solve", "--no-compile-cache", *argv])
     captured = capsys.readouterr()
@@ -203,13 +207,14 @@ def test_solve_never_reads_a_test_output(tmp_path: Path, capsys) -> None:
     for kind in ("true", "corrupt"):
         source = _write_dir(tmp_path / kind, _tasks(kind))
         out = tmp_path / f"{kind}.json"
-        code, stdout, _ = _solve(capsys, "--source", str(source), "--depth", "2", "--out", str(out))
+        argv = ["--source", str(source), "--method", "search", "--depth", "2", "--out", str(out)]
+        code, stdout, _ = _solve(capsys, *argv)
         assert code == 0
         runs[kind] = (json.loads(out.read_text()), stdout)
     challenges = tmp_path / "challenges.json"
     challenges.write_text(json.dumps(_tasks("none")))
     out = tmp_path / "kaggle.json"
-    code, stdout, _ = _solve(capsys, "--source", str(challenges), "--out", str(out))
+    code, stdout, _ = _solve(capsys, "--source", str(challenges), *SEARCH, "--out", str(out))
     assert code == 0 and "no test outputs known: not scored" in stdout
     assert not json.loads(out.with_suffix(".report.json").read_text())["scored_tasks"]
     runs["none"] = (json.loads(out.read_text()), stdout)
@@ -220,7 +225,7 @@ def test_solve_never_reads_a_test_output(tmp_path: Path, capsys) -> None:
     )
     out = tmp_path / "kaggle_scored.json"
     argv = ["--source", str(challenges), "--solutions", str(solutions), "--out", str(out)]
-    code, stdout, _ = _solve(capsys, *argv)
+    code, stdout, _ = _solve(capsys, *argv, *SEARCH)
     assert code == 0 and "solved 2 of 3 tasks" in stdout
     assert json.loads(out.read_text()) == runs["none"][0]
     assert runs["true"][0] == runs["corrupt"][0] == runs["none"][0]
@@ -231,6 +236,7 @@ def test_solve_never_reads_a_test_output(tmp_path: Path, capsys) -> None:
     assert report["tasks"]["flip"]["solutions"][0] == ["FLIP_LR(0,0,29,29)"]
     assert report["tasks"]["hard"]["solved"] is False
     assert report["seconds_per_task"] > 0 and "env_steps_per_second" not in report
+    assert report["method"] == "search" and report["experimental"] is False
 
 
 def _bad_input(tmp_path: Path, capsys, argv: list[str], message: str) -> None:
@@ -258,7 +264,11 @@ def test_bad_input_is_one_line_a_non_zero_exit_and_nothing_written(tmp_path: Pat
     )
     _bad_input(tmp_path, capsys, ["--source", "gen/easy"], "not a generated family")
     argv = ["--source", str(good), "--method", "search", "--checkpoint", str(tmp_path)]
-    _bad_input(tmp_path, capsys, argv, "applies to --method policy, test-time-rl or program-rl")
+    _bad_input(tmp_path, capsys, argv, "applies to --method policy or test-time-rl, not search")
+    argv = ["--source", str(good), "--method", "search", "--depth", "5"]
+    _bad_input(tmp_path, capsys, argv, "--depth 5: use 1 to 4")
+    argv = ["--source", str(good), "--method", "random", "--tasks-at-once", "2"]
+    _bad_input(tmp_path, capsys, argv, "--tasks-at-once applies to --method test-time-rl")
 
 
 @pytest.mark.slow
@@ -364,11 +374,10 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     from jaxarc.agents import make_train
     from jaxarc.agents.run.checkpoint import save_checkpoint
     from jaxarc.agents.run.evaluate import load_trained_policy
-    from jaxarc.cli.solve import TEST_TIME_UPDATES
     from jaxarc.data.loading import load_bank
+    from jaxarc.solve.policy_finetune import TestTimeConfig, attempts_after_test_time_rl
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
     from jaxarc.solve.submission import entries
-    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl
 
     source = _write_dir(tmp_path / "tasks", _fill_tasks())
     config = _tiny_train_config(
@@ -402,13 +411,14 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     code, stdout, _ = _solve(capsys, "--source", str(source), *argv, "--out", str(out))
     assert code == 0 and "solved 2 of 2 tasks" in stdout, stdout
     report = json.loads(out.with_suffix(".report.json").read_text())
-    assert report["test_time_updates"] == TestTimeConfig().updates == TEST_TIME_UPDATES
+    assert report["test_time_updates"] == TestTimeConfig().updates
+    assert report["method"] == "test-time-rl" and report["experimental"] is True
     # its speed: making programs apart, then seconds a task and env steps/s without it
     assert 0 < report["compile_seconds"] < report["wall_seconds"]
     assert f"({report['compile_seconds']} s making programs)" in stdout
     running = report["wall_seconds"] - report["compile_seconds"]
     assert report["seconds_per_task"] == pytest.approx(running / 2, abs=0.06)
-    learned_steps = 2 * report["test_time_env_steps_per_task"]
+    learned_steps = 2 * report["env_steps_per_task"]
     assert report["env_steps_per_second"] == pytest.approx(learned_steps / running, rel=0.2)
     assert all(report["tasks"][t]["train_success"] > 0.5 for t in ("fill3", "fill6"))
     assert all(report["tasks"][t]["demos_solved"] == 1.0 for t in ("fill3", "fill6")), report
@@ -422,7 +432,7 @@ def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
 
 def test_each_problem_plays_on_the_smallest_canvas_that_holds_its_grids() -> None:
     """Demonstration inputs and outputs and test inputs all count, the largest side wins."""
-    from jaxarc.solve.test_time import canvas_side
+    from jaxarc.solve.policy_finetune import canvas_side
 
     rng = np.random.default_rng(3)
     cases = [  # demo input, demo output, test input -> canvas side
@@ -441,7 +451,7 @@ def test_tasks_learn_in_banks_of_one_canvas_and_a_similar_number_of_demonstratio
     """A bank pads every task to its largest number of pairs, so a task with many does not
     share a bank with tasks of few: classes up to 3, 4, 6, 10 pairs, then each count alone;
     the canvas splits them too, and each bank keeps its tasks' order."""
-    from jaxarc.solve.test_time import bank_groups, demo_count
+    from jaxarc.solve.policy_finetune import bank_groups, demo_count
 
     rng = np.random.default_rng(4)
     task = functools.partial(_identity_task, rng)
@@ -482,7 +492,11 @@ def test_test_time_rl_holds_one_bank_s_programs_at_a_time() -> None:
     import jax
 
     from jaxarc.agents import make_train
-    from jaxarc.solve.test_time import TestTimeConfig, attempts_after_test_time_rl, bank_groups
+    from jaxarc.solve.policy_finetune import (
+        TestTimeConfig,
+        attempts_after_test_time_rl,
+        bank_groups,
+    )
 
     config = _tiny_train_config("gen/easy")
     init, _ = make_train(config)
@@ -513,7 +527,7 @@ def test_test_time_config_sets_the_learning_run_and_refuses_nonsense() -> None:
     """Every setting reaches the training configuration it makes (``None`` keeps the
     checkpoint's), and each bad value is refused by name."""
     from jaxarc.agents import GRPOConfig, TrainConfig
-    from jaxarc.solve.test_time import TestTimeConfig
+    from jaxarc.solve.policy_finetune import TestTimeConfig
 
     trained = TrainConfig(
         max_episode_steps=4, lr=1e-3, grpo=GRPOConfig(entropy_coef=0.01, epochs=2)

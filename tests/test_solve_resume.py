@@ -70,8 +70,7 @@ def test_a_killed_test_time_rl_run_resumes_to_the_uninterrupted_submission(
     config = _tiny_train_config(str(source))
     init, _ = make_train(config)
     save_checkpoint(tmp_path / "run" / "checkpoints", 0, init(jax.random.key(0)), config)
-    # (a checkpoint without --method learns the tasks: the method is test-time RL)
-    argv = ["--source", str(source), "--budget", "128"]
+    argv = ["--source", str(source), "--method", "test-time-rl", "--budget", "128"]
     argv += ["--checkpoint", str(tmp_path / "run"), "--seed", "1"]
     out = tmp_path / "resumed.json"
     log_path = out.with_suffix(".progress.jsonl")

@@ -35,6 +35,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "jaxarc.cli.train",
     "jaxarc.cli.evaluate",
     "jaxarc.cli.solve",
+    "jaxarc.cli.pretrain",
 )
 
 

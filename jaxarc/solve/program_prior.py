@@ -16,21 +16,17 @@ every program kept so far: their log-likelihood under the chain policy, pulled t
 initial prior. The programs are the learner's own, found by reward: no expert, no search,
 and a task's test inputs and outputs play no part.
 
-The prior is saved as ``prior.npz`` in a run directory with ``prior.json`` (its settings,
-the tasks and, per round, the tasks solved), after every round; ``jaxarc solve --checkpoint
-DIR`` on such a directory learns each task from it (``--method program-rl``).
+A prior is kept in a run directory with every learner setting it was made with
+(:mod:`jaxarc.solve.prior_store`); ``jaxarc solve --prior DIR`` learns each task from it,
+with the learner settings it records (:meth:`PriorConfig.from_record`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import json
-import os
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import equinox as eqx
@@ -50,10 +46,9 @@ from jaxarc.solve.program_rl import (
     learn_program,
     task_arrays,
 )
+from jaxarc.solve.program_variant import ADOPTED
 from jaxarc.solve.replay import replay_on_task
 
-PRIOR_FILE = "prior.npz"
-PRIOR_INFO = "prior.json"
 TYPICAL_VOCABULARY = 40  # actions of a task's vocabulary, for the no-op's starting logit
 
 
@@ -83,8 +78,46 @@ class PriorConfig:
                 f"PriorConfig: learning_rate={self.learning_rate} must be more than 0, "
                 f"anchor={self.anchor} at least 0"
             )
-        if self.program.policy != "chain":
-            raise ProgramRLError("PriorConfig.program.policy: a prior over kinds needs 'chain'")
+
+    def record(self) -> dict[str, Any]:
+        """Every setting, the learner's design included (JSON types), as ``prior.json``
+        keeps it."""
+        settings = dataclasses.asdict(self)
+        settings["program"].update(dataclasses.asdict(ADOPTED))
+        return settings
+
+    @classmethod
+    def from_record(cls, settings: dict[str, Any], where: str) -> PriorConfig:
+        """The settings :meth:`record` wrote; a :class:`PriorError` naming ``where`` when one
+        is missing (a prior made by an older learner would silently take today's
+        defaults), unknown, or of a design ``jaxarc solve`` does not learn with."""
+        settings = dict(settings)
+        program = dict(settings.pop("program", {}))
+        design = dataclasses.asdict(ADOPTED)
+        learner_fields = [f.name for f in dataclasses.fields(ProgramRLConfig)]
+        own_fields = [f.name for f in dataclasses.fields(cls) if f.name != "program"]
+        missing = [n for n in (*learner_fields, *design) if n not in program]
+        missing += [n for n in own_fields if n not in settings]
+        if missing:
+            raise PriorError(
+                f"{where}: records no setting {', '.join(missing)} (made by an older "
+                "learner); make the prior again with jaxarc pretrain-programs"
+            )
+        unknown = sorted(set(program) - set(learner_fields) - set(design))
+        unknown += sorted(set(settings) - set(own_fields))
+        if unknown:
+            raise PriorError(f"{where}: unknown settings {', '.join(unknown)}")
+        for name, adopted in design.items():
+            if program[name] != adopted:
+                raise PriorError(
+                    f"{where}: made with the experimental learner setting "
+                    f"{name}={program[name]!r} (jaxarc solve learns with {adopted!r})"
+                )
+        try:
+            learner = ProgramRLConfig(**{n: program[n] for n in learner_fields})
+            return cls(**settings, program=learner)
+        except (ProgramRLError, TypeError) as err:
+            raise PriorError(f"{where}: {err}") from None
 
 
 def initial_prior(config: ProgramRLConfig) -> Float32[np.ndarray, "K K"]:
@@ -153,20 +186,30 @@ def _fit(steps: int, learning_rate: float, anchor: float):
 
 def solved_programs(
     problem: Problem, config: ProgramRLConfig, key: PRNGKeyArray, prior: np.ndarray | None
-) -> tuple[TaskArrays, list[np.ndarray]]:
+) -> list[np.ndarray]:
     """Learn ``problem`` as at test time (:func:`~jaxarc.solve.program_rl.learn_program`)
-    and return its arrays and the programs (vocabulary rows, no-ops left out) among the
+    and return the programs (vocabulary rows, no-ops left out) among the
     greedy and the best sampled one that solve every demonstration, checked by the
     environment's replay on the 30x30 canvas."""
     learned, table, _ = learn_program(problem, config, key, prior)
-    task = task_arrays(problem)[0]
     found: list[np.ndarray] = []
     for program in (greedy_program(np.asarray(learned.logits), config), learned.best_program):
         rows = np.asarray([k for k in np.asarray(program) if k != 0], np.int32)
         fresh = not any(np.array_equal(rows, other) for other in found)
         if rows.size and fresh and replay_on_task(problem, table[rows])[0]:
             found.append(rows)
-    return task, found
+    return found
+
+
+@dataclasses.dataclass
+class PretrainState:
+    """Where a pretraining stands after ``len(history)`` rounds: the prior, one record per
+    round, and per task (by its index) the programs that solved its demonstrations so far
+    (vocabulary rows)."""
+
+    prior: Float32[np.ndarray, "K K"]
+    history: list[dict[str, Any]]
+    found: dict[int, list[np.ndarray]]
 
 
 def train_prior(
@@ -175,35 +218,39 @@ def train_prior(
     key: PRNGKeyArray,
     *,
     progress: Callable[[int, int], None] | None = None,
-    on_round: Callable[[np.ndarray, list[dict[str, Any]]], None] | None = None,
+    on_round: Callable[[PretrainState], None] | None = None,
+    resume: PretrainState | None = None,
 ) -> tuple[Float32[np.ndarray, "K K"], list[dict[str, Any]]]:
     """Learn the prior on ``problems`` (their demonstrations only) in ``config.rounds``
     rounds: each round learns every task from the current prior, as at test time, and
     fits the prior to every program that solved a task's demonstrations so far
-    (self-imitation of what reward found). ``(prior, one record per round: the tasks solved on their
-    demonstrations, the programs' mean log-likelihood after the fit, seconds)``.
-    ``on_round(prior, history)`` is called after each round (to keep what is learned)."""
+    (self-imitation of what reward found). ``(prior, one record per round: the tasks solved
+    on their demonstrations, the programs' mean log-likelihood after the fit, seconds)``.
+    ``on_round(state)`` is called after each round (to keep what is learned); ``resume``
+    (a state ``on_round`` was given) goes on after its last round, with the result an
+    uninterrupted run gives (round ``r`` draws from ``fold_in(key, r)``)."""
     start_prior = initial_prior(config.program)
-    prior = start_prior
-    history: list[dict[str, Any]] = []
+    state = resume or PretrainState(start_prior, [], {})
+    prior, history = state.prior, list(state.history)
+    tasks = {k: task_arrays(problem)[0] for k, problem in enumerate(problems)}
+    found = {k: list(state.found.get(k, [])) for k in range(len(problems))}
     total = config.rounds * len(problems)
-    found: dict[int, tuple[TaskArrays, list[np.ndarray]]] = {}  # by task, over all rounds
-    for round_index in range(config.rounds):
+    for round_index in range(len(history), config.rounds):
         begin = time.perf_counter()
         solved: list[str] = []
         for k, problem in enumerate(problems):
             if progress is not None:
                 progress(round_index * len(problems) + k, total)
             task_key = jax.random.fold_in(jax.random.fold_in(key, round_index), k)
-            task, programs = solved_programs(
+            programs = solved_programs(
                 problem, config.program, task_key, None if round_index == 0 else prior
             )
-            known = found.setdefault(k, (task, []))[1]
+            known = found[k]
             known += [p for p in programs if not any(np.array_equal(p, q) for q in known)]
             if programs:
                 solved.append(problem.task_id)
         record: dict[str, Any] = {"round": round_index, "tasks_solved": solved}
-        examples = [(task, p) for task, programs in found.values() for p in programs]
+        examples = [(tasks[k], p) for k, programs in found.items() for p in programs]
         if examples:
             fit = _fit(config.fit_steps, config.learning_rate, config.anchor)
             fitted, likelihood = fit(
@@ -217,78 +264,7 @@ def train_prior(
         record["seconds"] = round(time.perf_counter() - begin, 1)
         history.append(record)
         if on_round is not None:
-            on_round(np.asarray(prior, np.float32), history)
+            on_round(PretrainState(np.asarray(prior, np.float32), list(history), found))
     if progress is not None:
         progress(total, total)
     return np.asarray(prior, np.float32), history
-
-
-def save_prior(run_dir: Path, prior: np.ndarray, config: PriorConfig, info: dict[str, Any]) -> None:
-    """Write ``prior.npz`` and ``prior.json`` into ``run_dir``, each atomically."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    meta = {"config": dataclasses.asdict(config), **info}
-    for name, write in (
-        (PRIOR_FILE, lambda f: np.savez(f, prior=prior)),
-        (PRIOR_INFO, lambda f: f.write(json.dumps(meta, indent=1).encode())),
-    ):
-        fd, tmp = tempfile.mkstemp(dir=run_dir, prefix=f".{name}.")
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, run_dir / name)
-
-
-def is_prior_dir(path: Path) -> bool:
-    """Whether ``path`` is a directory holding a saved prior."""
-    return (Path(path) / PRIOR_FILE).is_file()
-
-
-def load_prior(run_dir: Path) -> tuple[Float32[np.ndarray, "K K"], PriorConfig]:
-    """The prior and its settings from ``run_dir``; a :class:`PriorError` naming the file
-    when it is missing, unreadable or of another shape."""
-    path = Path(run_dir) / PRIOR_FILE
-    try:
-        with np.load(path) as data:
-            prior = np.asarray(data["prior"], np.float32)
-        meta = json.loads((Path(run_dir) / PRIOR_INFO).read_text())
-        settings = dict(meta["config"])
-        settings["program"] = ProgramRLConfig(**settings["program"])
-        config = PriorConfig(**settings)
-    except (OSError, KeyError, ValueError, TypeError) as err:
-        raise PriorError(f"{path}: not a readable program prior ({err})") from None
-    if prior.shape != (NUM_KINDS, NUM_KINDS) or not np.isfinite(prior).all():
-        raise PriorError(
-            f"{path}: a prior of shape {prior.shape} (finite: {np.isfinite(prior).all()}); "
-            f"expected finite ({NUM_KINDS}, {NUM_KINDS})"
-        )
-    return prior, config
-
-
-def pretrain_and_save(
-    problems: list[Problem],
-    config: PriorConfig,
-    run_dir: Path,
-    *,
-    seed: int = 0,
-    source: str = "",
-    progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """:func:`train_prior` on ``problems``, saved in ``run_dir`` after every round (a
-    stopped run keeps its last finished round: ``rounds_done`` in ``prior.json``); returns
-    the saved info."""
-    start = time.perf_counter()
-    info: dict[str, Any] = {
-        "source": source,
-        "seed": seed,
-        "tasks": [p.task_id for p in problems],
-    }
-
-    def keep(prior: np.ndarray, history: list[dict[str, Any]]) -> None:
-        info.update(
-            rounds_done=len(history),
-            seconds=round(time.perf_counter() - start, 1),
-            history=history,
-        )
-        save_prior(run_dir, prior, config, info)
-
-    train_prior(problems, config, jax.random.key(seed), progress=progress, on_round=keep)
-    return info

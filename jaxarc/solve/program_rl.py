@@ -20,12 +20,12 @@ program the learning sampled are replayed by the environment on the task's 30x30
 (:func:`jaxarc.solve.replay.replay_on_task`); those that solve every demonstration come
 first, and the first two with different test grids are the two attempts.
 
-Static and traced: a task is learned on the smallest canvas of :data:`CANVAS_SIDES` that
-holds its grids, with its demonstrations padded to a count of :data:`DEMO_SLOTS` and its
-vocabulary to :data:`VOCABULARY_SLOTS` rows; the config, the canvas and the two paddings are
-static (one compiled program each), the task's grids, vocabulary and key are traced. The
-whole learning of a task (updates and steps, ``lax.scan``; programs and grids, ``vmap``) is
-one call.
+Static and traced: a task is learned on the smallest canvas of
+:data:`~jaxarc.solve.canvas.CANVAS_SIDES` that holds its grids, with its demonstrations
+padded to a count of :data:`DEMO_SLOTS` and its vocabulary to :data:`VOCABULARY_SLOTS` rows;
+the config, the canvas and the two paddings are static (one compiled program each), the
+task's grids, vocabulary and key are traced. The whole learning of a task (updates and
+steps, ``lax.scan``; programs and grids, ``vmap``) is one call.
 """
 
 from __future__ import annotations
@@ -47,14 +47,15 @@ from jaxarc.envs.structured_actions import BboxAction
 from jaxarc.envs.transition import apply_action, effective_operation
 from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.operations import GridState
+from jaxarc.solve.attempts import describe_sequence, first_two_distinct
 from jaxarc.solve.candidates import candidate_actions
-from jaxarc.solve.problem import MAX_SIDE, Problem
+from jaxarc.solve.canvas import bucket, canvas_side
+from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 from jaxarc.solve.replay import MAX_STEPS, replay_on_task
 from jaxarc.solve.search import pad_slots, search_config
-from jaxarc.solve.solver import describe_sequence, first_two_distinct
 from jaxarc.solve.tiling import tile_layout_actions
 
-CANVAS_SIDES = (10, 20, 30)
 DEMO_SLOTS = (4, 6, 10)  # demonstration pairs, padded up to one of these
 VOCABULARY_SLOTS = (64, 128, 256)  # vocabulary rows, padded up to one of these
 NOOP = (-1, 0, 0, 0, 0)  # the environment's no-op (an unknown operation)
@@ -72,19 +73,14 @@ class ProgramRLConfig:
     ``program_length`` actions; ``learning_rate`` of Adam on the logits. The reward of a
     program is the mean over demonstrations of (pair solved + share of matching cells) / 2,
     plus ``success_bonus`` when every pair is solved, less ``action_cost`` per action that
-    is not the no-op. ``credit``: ``"step"`` credits each step with what the program earned
-    from it on, ``"program"`` every step with the whole reward. ``policy``: ``"chain"``
-    draws each action from the row of the one before (and stops at the no-op),
-    ``"per-step"`` from a row per step. ``noop_prior``: the no-op's starting probability.
-    ``memory``: the best program found so far replaces one sample of every group.
-    ``hindsight_stop``: a sampled program counts, for the memory and for success, as if it
-    had stopped at its best step (its rewards after every step are known).
+    is not the no-op. ``noop_prior``: the no-op's starting probability.
     ``exploring_starts``: that many programs of every group explore: they replay a prefix
-    of the memory drawn uniformly (``explore_from_memory``; else the empty one), then draw
-    one action uniformly from the vocabulary, not from the policy (neither is credited to
-    it), so actions that score only after others keep being tried where the best program
-    has got to. ``restarts``: the task is learned that many times from independent keys,
-    and the test grids of the programs that solve every demonstration vote."""
+    of the best program found so far (its length drawn uniformly), then draw one action
+    uniformly from the vocabulary, not from the policy (neither is credited to it), so
+    actions that score only after others keep being tried where the best program has got
+    to. The learner's design (step credit, a chain policy, the memory of the best program,
+    hindsight stops, one restart) is fixed; its experimental alternatives are a
+    :class:`~jaxarc.solve.program_variant.LearnerVariant`, for ablations only."""
 
     updates: int = 600
     group_size: int = 64
@@ -92,19 +88,13 @@ class ProgramRLConfig:
     learning_rate: float = 0.03
     success_bonus: float = 1.0
     action_cost: float = 0.002
-    credit: str = "step"
     noop_prior: float = 0.1
-    policy: str = "chain"
-    memory: bool = True
-    hindsight_stop: bool = True
     exploring_starts: int = 16
-    explore_from_memory: bool = True
-    restarts: int = 1
 
     def __post_init__(self) -> None:
         if self.updates < 0:
             raise ProgramRLError(f"ProgramRLConfig.updates={self.updates}: at least 0")
-        for name in ("group_size", "program_length", "restarts"):
+        for name in ("group_size", "program_length"):
             if getattr(self, name) < 1:
                 raise ProgramRLError(f"ProgramRLConfig.{name}={getattr(self, name)}: at least 1")
         if self.group_size < 2:
@@ -115,10 +105,6 @@ class ProgramRLConfig:
             raise ProgramRLError(
                 f"ProgramRLConfig.program_length={self.program_length}: at most {MAX_STEPS}"
             )
-        if self.credit not in ("step", "program"):
-            raise ProgramRLError(f"ProgramRLConfig.credit={self.credit!r}: 'step' or 'program'")
-        if self.policy not in ("chain", "per-step"):
-            raise ProgramRLError(f"ProgramRLConfig.policy={self.policy!r}: 'chain' or 'per-step'")
         if not 0 <= self.noop_prior < 1:
             raise ProgramRLError(f"ProgramRLConfig.noop_prior={self.noop_prior}: in [0, 1)")
         if not 0 <= self.exploring_starts <= self.group_size:
@@ -132,9 +118,14 @@ class ProgramRLConfig:
             )
 
     @property
-    def env_steps_per_task(self) -> int:
-        """Program steps played per demonstration pair in learning (every restart)."""
-        return self.restarts * self.updates * self.group_size * self.program_length
+    def program_steps_per_update(self) -> int:
+        """Program steps one update plays on each demonstration pair."""
+        return self.group_size * self.program_length
+
+    @property
+    def program_steps_per_task(self) -> int:
+        """Program steps the learning of a task plays on each of its demonstration pairs."""
+        return self.updates * self.program_steps_per_update
 
 
 def program_vocabulary(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
@@ -146,12 +137,6 @@ def program_vocabulary(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
     table = np.concatenate([noop, candidate_actions(problem), tile_layout_actions(problem)])
     _, first = np.unique(table.reshape(len(table), -1), axis=0, return_index=True)
     return table[np.sort(first)]
-
-
-def _bucket(value: int, buckets: tuple[int, ...]) -> int:
-    """The smallest bucket that holds ``value``; beyond the last, a multiple of it."""
-    found = next((b for b in buckets if b >= value), None)
-    return found if found is not None else -(-value // buckets[-1]) * buckets[-1]
 
 
 BOX_CLASSES = 5  # an action's box, for its kind: no-op, whole grid, (0, 0), another cell, a box
@@ -261,6 +246,7 @@ def sample_programs(
     key: PRNGKeyArray,
     config: ProgramRLConfig,
     memory: Int32[Array, " T"] | None = None,
+    variant: LearnerVariant = ADOPTED,
 ):
     """``group_size`` programs ``[G, T]``, the logits row each step drew from, and whether
     the step was chosen (a ``"chain"`` policy draws each action from the row of the action
@@ -277,7 +263,7 @@ def sample_programs(
     start_key = jax.random.fold_in(key, config.program_length)
     cut_key = jax.random.fold_in(key, config.program_length + 1)
     uniform = jax.random.categorical(start_key, any_action, shape=(config.group_size,))
-    if memory is None or not config.explore_from_memory:
+    if memory is None or not variant.explore_from_memory:
         memory = jnp.zeros(config.program_length, jnp.int32)
     memory = jnp.asarray(memory)
     length = jnp.sum(jnp.cumprod(memory != 0))  # actions before the memory's first stop
@@ -287,14 +273,14 @@ def sample_programs(
 
     def step(carry, t: Int32[Array, ""]):
         previous, stopped = carry
-        row = previous if config.policy == "chain" else jnp.full_like(previous, t)
+        row = previous if variant.policy == "chain" else jnp.full_like(previous, t)
         drawn = jax.random.categorical(jax.random.fold_in(key, t), logits[row], axis=-1)
         replay = exploring & (t < cut)
         explore = exploring & (t == cut)
         drawn = jnp.where(replay, memory[t], jnp.where(explore, uniform, drawn))
         drawn = jnp.where(stopped, 0, drawn)
         chosen = ~stopped & ~explore & ~replay
-        stopped = stopped | ((drawn == 0) & (config.policy == "chain"))
+        stopped = stopped | ((drawn == 0) & (variant.policy == "chain"))
         return (drawn, stopped), (drawn, row, chosen)
 
     start = (jnp.zeros(config.group_size, jnp.int32), jnp.zeros(config.group_size, bool))
@@ -304,10 +290,10 @@ def sample_programs(
     return programs.T, rows.T, chosen.T
 
 
-def _rows_and_chosen(program: Int32[Array, " T"], config: ProgramRLConfig):
+def _rows_and_chosen(program: Int32[Array, " T"], variant: LearnerVariant):
     """The logits row each step of ``program`` draws from, and whether it is chosen."""
     steps = jnp.arange(program.shape[0], dtype=jnp.int32)
-    if config.policy == "per-step":
+    if variant.policy == "per-step":
         return steps, jnp.ones(program.shape, bool)
     previous = jnp.concatenate([jnp.zeros(1, jnp.int32), program[:-1]])
     stops = (program == 0).astype(jnp.int32)
@@ -323,22 +309,25 @@ def grpo_step(
     config: ProgramRLConfig,
     side: int,
     memory: Int32[Array, " T"] | None = None,
+    variant: LearnerVariant = ADOPTED,
 ):
     """One GRPO update's gradient for ``params`` (``logits_of(params)`` gives the task's
     ``[R, C]`` logits), and the programs, rewards and successes. With a ``memory`` (the
     best program found so far), it takes the place of the group's last sample, so the
     policy is pulled towards the best it has found while the others explore around it (a
     memory buffer of one, as in memory-augmented policy optimisation)."""
-    programs, rows, chosen = sample_programs(logits_of(params), task.valid, key, config, memory)
+    programs, rows, chosen = sample_programs(
+        logits_of(params), task.valid, key, config, memory, variant
+    )
     if memory is not None:
-        memory_rows, memory_chosen = _rows_and_chosen(memory, config)
+        memory_rows, memory_chosen = _rows_and_chosen(memory, variant)
         programs = programs.at[-1].set(memory)
         rows, chosen = rows.at[-1].set(memory_rows), chosen.at[-1].set(memory_chosen)
     to_go, reward, prefix_reward, prefix_solved = _returns(task, programs, config, side)
     solved = prefix_solved[:, -1]
     # "step": each step by what follows it; "program": every step by the whole reward
     whole = jnp.broadcast_to(reward[:, None], to_go.shape)
-    credit = to_go if config.credit == "step" else whole
+    credit = to_go if variant.credit == "step" else whole
     advantage = (credit - credit.mean(0, keepdims=True)) / (credit.std(0, keepdims=True) + 1e-6)
 
     def loss(params) -> Float32[Array, ""]:
@@ -346,7 +335,7 @@ def grpo_step(
         taken = jnp.take_along_axis(log_probs, programs[..., None], axis=2)[..., 0]
         return -jnp.mean(jnp.sum(jnp.where(chosen, advantage * taken, 0.0), axis=1))
 
-    if config.hindsight_stop:  # each program as if it had stopped at its best step
+    if variant.hindsight_stop:  # each program as if it had stopped at its best step
         stop = jnp.argmax(prefix_reward, axis=1)  # the first best (the shortest)
         steps = jnp.arange(programs.shape[1])
         kept = jnp.where(steps[None] < stop[:, None], programs, 0)
@@ -358,9 +347,11 @@ def grpo_step(
     return jax.grad(loss)(params), kept, kept_reward, kept_solved, reward, solved
 
 
-def uniform_logits(valid: Bool[Array, " C"], config: ProgramRLConfig) -> Float32[Array, "R C"]:
+def uniform_logits(
+    valid: Bool[Array, " C"], config: ProgramRLConfig, variant: LearnerVariant = ADOPTED
+) -> Float32[Array, "R C"]:
     """Every action equally likely, but the no-op (a chain's stop) at ``noop_prior``."""
-    rows = valid.shape[0] if config.policy == "chain" else config.program_length
+    rows = valid.shape[0] if variant.policy == "chain" else config.program_length
     others = jnp.maximum(jnp.sum(valid) - 1, 1).astype(jnp.float32)
     noop = jnp.log(config.noop_prior * others / (1 - config.noop_prior) + 1e-9)
     return jnp.zeros((rows, valid.shape[0]), jnp.float32).at[:, 0].set(noop)
@@ -381,8 +372,9 @@ class Learned(eqx.Module):
 
 
 @functools.cache
-def _learn_program(config: ProgramRLConfig, side: int):
-    """The compiled learning of one task from ``init`` logits (static: config, canvas)."""
+def _learn_program(config: ProgramRLConfig, side: int, variant: LearnerVariant):
+    """The compiled learning of one task from ``init`` logits (static: config, canvas,
+    variant)."""
     optimizer = optax.adam(optax.constant_schedule(config.learning_rate))
 
     def learn(key: PRNGKeyArray, task: TaskArrays, init: Float32[Array, "R C"]) -> Learned:
@@ -395,7 +387,8 @@ def _learn_program(config: ProgramRLConfig, side: int):
                 jax.random.fold_in(key, index),
                 config,
                 side,
-                best_program if config.memory else None,
+                best_program if variant.memory else None,
+                variant,
             )
             grads = jnp.where(task.valid[None], grads, 0.0)
             with jax.numpy_dtype_promotion("standard"):  # optax mixes int32 counts and floats
@@ -438,12 +431,12 @@ def task_arrays(problem: Problem) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"
     canvas side)``."""
     table = program_vocabulary(problem)
     demos = problem.num_demos
-    slots = _bucket(demos, DEMO_SLOTS)
-    rows = _bucket(len(table), VOCABULARY_SLOTS)
+    slots = bucket(demos, DEMO_SLOTS)
+    rows = bucket(len(table), VOCABULARY_SLOTS)
     resized = table[table[..., 0] == ops.RESIZE][:, 3:] + 1  # the largest grid a RESIZE makes
     grids = (*problem.demo_inputs, *problem.demo_outputs)
     largest = max(max(max(g.shape) for g in grids), int(resized.max(initial=1)))
-    side = next(s for s in CANVAS_SIDES if s >= min(largest, MAX_SIDE))
+    side = canvas_side(largest)
     demo_table = np.zeros((rows, slots, 5), np.int32)
     demo_table[..., 0] = -1
     demo_table[: len(table), :demos] = table[:, :demos]
@@ -466,23 +459,29 @@ def learn_program(
     config: ProgramRLConfig,
     key: PRNGKeyArray,
     prior: Float32[Array, "K K"] | None = None,
+    variant: LearnerVariant = ADOPTED,
 ) -> tuple[Learned, Int32[np.ndarray, "C N 5"], int]:
     """Learn ``problem``'s program policy from its demonstrations, starting from the
     ``prior`` over action kinds (a ``"chain"`` policy) or, without one, from
     :func:`uniform_logits`: ``(what was learned, the vocabulary, the canvas side)``."""
     arrays, table, side = task_arrays(problem)
     if prior is None:
-        init = uniform_logits(arrays.valid, config)
+        init = uniform_logits(arrays.valid, config, variant)
+    elif variant.policy != "chain":
+        raise ProgramRLError(f"a prior over kinds needs a chain policy, not {variant.policy!r}")
     else:
         init = jnp.asarray(prior)[arrays.kinds[:, None], arrays.kinds[None, :]]
-    learned = _learn_program(dataclasses.replace(config, restarts=1), side)(key, arrays, init)
+    learn = _learn_program(config, side, dataclasses.replace(variant, restarts=1))
+    learned = learn(key, arrays, init)
     return jax.device_get(learned), table, side
 
 
-def greedy_program(logits: np.ndarray, config: ProgramRLConfig) -> Int32[np.ndarray, " T"]:
+def greedy_program(
+    logits: np.ndarray, config: ProgramRLConfig, variant: LearnerVariant = ADOPTED
+) -> Int32[np.ndarray, " T"]:
     """The policy's most likely action at each step (vocabulary rows; a ``"chain"`` policy
     follows its own choices and stops at the first no-op)."""
-    if config.policy == "per-step":
+    if variant.policy == "per-step":
         return np.argmax(logits, axis=-1).astype(np.int32)
     program, previous = [], 0
     for _ in range(config.program_length):
@@ -524,16 +523,18 @@ def program_rl_attempts(
     config: ProgramRLConfig,
     key: PRNGKeyArray,
     prior: Float32[Array, "K K"] | None = None,
+    variant: LearnerVariant = ADOPTED,
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
     """Two attempts per test input of ``problem`` after learning its program policy (from
     ``prior``, see :func:`learn_program`), and what the learning did (see the module
     docstring)."""
     start = time.perf_counter()
     runs, played = [], []  # per restart: (learned, greedy, best); per program: (solves, tests)
-    for restart in range(config.restarts):
+    for restart in range(variant.restarts):
         run_key = key if restart == 0 else jax.random.fold_in(key, restart)
-        learned, table, side = learn_program(problem, config, run_key, prior)
-        greedy = _program_rows(greedy_program(np.asarray(learned.logits), config), table)
+        learned, table, side = learn_program(problem, config, run_key, prior, variant)
+        logits = np.asarray(learned.logits)
+        greedy = _program_rows(greedy_program(logits, config, variant), table)
         best = _program_rows(np.asarray(learned.best_program), table)
         runs.append((learned, greedy, best))
         played += [replay_on_task(problem, greedy), replay_on_task(problem, best)]
@@ -568,17 +569,18 @@ def solve_with_program_rl(
     seed: int = 0,
     prior: Float32[Array, "K K"] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    variant: LearnerVariant = ADOPTED,
 ) -> tuple[dict[str, list[tuple[np.ndarray, np.ndarray]]], dict[str, dict[str, Any]]]:
     """``(attempts by task id, what the learning did by task id)`` for every problem, each
     learned from ``prior`` (see :func:`learn_program`); task ``k`` learns with the key
-    ``fold_in(key(seed), k)``."""
+    ``fold_in(key(seed), k)``. ``variant``: for ablations only."""
     base = jax.random.key(seed)
     attempts, infos = {}, {}
     for k, problem in enumerate(problems):
         if progress is not None:
             progress(k, len(problems))
         attempts[problem.task_id], infos[problem.task_id] = program_rl_attempts(
-            problem, config, jax.random.fold_in(base, k), prior
+            problem, config, jax.random.fold_in(base, k), prior, variant
         )
     if progress is not None:
         progress(len(problems), len(problems))

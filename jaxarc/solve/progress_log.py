@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from jaxarc.solve.attempts import TaskAttempts
 from jaxarc.solve.problem import Problem
-
-TaskAttempts = list[tuple[np.ndarray, np.ndarray]]  # (attempt_1, attempt_2) per test input
 
 
 class ProgressLogError(ValueError):

@@ -37,9 +37,9 @@ from jaxarc.envs.transition import apply_action, effective_operation
 from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.operations import GridState
 from jaxarc.solve.candidates import candidate_actions
+from jaxarc.solve.canvas import CANVAS_SIDES, bucket
 from jaxarc.solve.problem import MAX_SIDE, Problem
 
-CANVAS_SIDES = (10, 20, 30)  # a task is searched on the smallest that holds its grids
 GRID_SLOTS = (4, 6, 13)  # grids per node (demonstrations + tests), padded up to one of these
 CHUNK = 1024  # children evaluated per call
 MAX_FRONTIER = 20_000  # nodes of one level kept for expansion
@@ -52,12 +52,6 @@ def search_config(side: int) -> JaxArcConfig:
         dataset=UnifiedDatasetConfig(side, side),
         action=UnifiedActionConfig(selection_format="bbox"),
     )
-
-
-def _bucket(value: int, buckets: tuple[int, ...]) -> int:
-    """The smallest bucket that holds ``value``; beyond the last, ``value`` rounded up to a
-    multiple of 8."""
-    return next((b for b in buckets if b >= value), -(-value // 8) * 8)
 
 
 class _Children(eqx.Module):
@@ -200,8 +194,8 @@ def search(
     outputs = list(problem.demo_outputs)
     resized = actions_table[actions_table[..., 0] == ops.RESIZE][:, 3:] + 1
     largest = max(max(g.shape) for g in grids + outputs)
-    side = _bucket(min(max(largest, int(resized.max(initial=1))), MAX_SIDE), CANVAS_SIDES)
-    slots = _bucket(len(grids), GRID_SLOTS)
+    side = bucket(min(max(largest, int(resized.max(initial=1))), MAX_SIDE), CANVAS_SIDES)
+    slots = bucket(len(grids), GRID_SLOTS)
     # unused grid slots play the first grid's action (their grids never tell nodes apart)
     actions_table = np.concatenate(
         [actions_table, np.repeat(actions_table[:, :1], slots - len(grids), 1)], axis=1

@@ -1,5 +1,6 @@
-"""Test-time reinforcement learning: a policy learns each task from its demonstrations alone,
-then plays the task's test inputs.
+"""Test-time reinforcement learning of a trained policy (``jaxarc solve --method
+test-time-rl``, experimental): a copy of the policy learns each task from its demonstrations
+alone, then plays the task's test inputs.
 
 For every task a copy of the policy runs ``updates`` GRPO updates
 (:func:`jaxarc.agents.grpo.train.grpo_update`) whose episodes play the task's
@@ -16,8 +17,8 @@ slot's task index is the traced input that selects its task, so a bank compiles 
 programs, the update, the attempts and the replay of the demonstrations, whatever its
 number of tasks.
 
-The problems are played on the smallest canvas of :data:`CANVAS_SIDES` that holds every
-grid they show, in one bank per canvas and class of demonstration count (up to 3 pairs, 4,
+The problems are played on the smallest canvas of :data:`POLICY_CANVAS_SIDES` that holds
+every grid they show, in one bank per canvas and class of demonstration count (up to 3 pairs, 4,
 6, 10, then each count alone: :data:`DEMO_COUNTS`), since a bank pads every task to its
 largest number of pairs. Both matter to speed: most ARC tasks fit 10x10 or 15x15, where a
 step costs a fraction of the 30x30 one; and a learned in-context predictor compares every
@@ -48,20 +49,20 @@ from jaxarc.agents.run.evaluate import (
     check_policy_reads,
     play_policy_episodes,
 )
+from jaxarc.solve.attempts import TaskAttempts
 from jaxarc.solve.policy_attempts import bank_without_test_outputs
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.progress_log import TaskAttempts
 
 Attempts = dict[str, TaskAttempts]  # by task id
-CANVAS_SIDES = (10, 15, 20, 30)
+POLICY_CANVAS_SIDES = (10, 15, 20, 30)  # (a policy is cheaper on 15x15 than on 20x20)
 DEMO_COUNTS = (3, 4, 6, 10)  # classes of demonstration count (beyond 10: each count alone)
 
 
 def canvas_side(problem: Problem) -> int:
-    """The smallest side of :data:`CANVAS_SIDES` that holds every grid of ``problem``."""
+    """The smallest side of :data:`POLICY_CANVAS_SIDES` that holds every grid of ``problem``."""
     grids = (*problem.demo_inputs, *problem.demo_outputs, *problem.test_inputs)
     largest = max(max(g.shape) for g in grids)
-    return next(side for side in CANVAS_SIDES if side >= largest)
+    return next(side for side in POLICY_CANVAS_SIDES if side >= largest)
 
 
 def demo_count(problem: Problem) -> int:
