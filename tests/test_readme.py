@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from limits import SUBPROCESS_TIMEOUT_S
+from test_docs import README_MAX_LINES
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 DOCS_HOME = README.parent / "docs" / "index.md"
@@ -27,7 +28,7 @@ def jaxarc_commands() -> list[str]:
 
 
 def test_the_readme_is_a_landing_page() -> None:
-    assert len(README.read_text().splitlines()) <= 160
+    assert len(README.read_text().splitlines()) <= README_MAX_LINES
     assert blocks("python") and jaxarc_commands()
 
 
