@@ -8,8 +8,9 @@ the GRPO agent on every rung (``jaxarc.data.ladder.LADDER``), and the reward stu
 
 Each section writes ``<out>/<section>.json`` (default ``benchmarks/results/ladder``), with
 the command of every training run, the date, the commit and the machine it ran on;
-``--report`` renders them as ``<out>/ladder.md`` (the table in docs/ladder.md), each command
-with its date, commit and machine. GRPO runs write their run directories under
+``--report`` renders them as ``<out>/ladder.md``, each command with its date, commit and
+machine: the report the tables of docs/results.md ("Learning on the ladder") are copied
+from. GRPO runs write their run directories under
 ``runs/ladder/``.
 
 * ``rewards``: mean return and success of four scripted policies (SUBMIT at once, never
@@ -82,17 +83,17 @@ GRPO_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("gen/ladder-4", 5, ()),
     ("gen/recolour", 8, ()),
 )
-# gen/easy under the quick preset is make run itself, measured on 3 seeds (docs/training.md,
-# "What to expect"); the report cites it rather than spending another half hour on it
+# gen/easy under the quick preset is make run itself, measured on 3 seeds (docs/results.md,
+# "The presets"); the report cites it rather than spending another half hour on it
 GRPO_CITED = {
     "gen/easy": (
-        "100% / 100% / 100% (3 seeds, 256 tasks; docs/training.md)",
+        "100% / 100% / 100% (3 seeds, 256 tasks; docs/results.md)",
         "66,560, 57-70 s",
     ),
     # the medium preset's 400 behaviour-cloning updates (seed 0, predictor off;
-    # docs/training.md "Generalisation")
+    # docs/results.md "The presets")
     "gen/medium": (
-        "99.8% (medium preset, 400 BC updates, 512 tasks; docs/training.md)",
+        "99.8% (medium preset, 400 BC updates, 512 tasks; docs/results.md)",
         "204,800, 260 s",
     ),
 }
@@ -383,10 +384,10 @@ def _ppo_cells(row: dict | None) -> tuple[str, str]:
     return success, cost
 
 
-def report(out: Path, docs: Path | None = None) -> str:
-    """The tables as markdown (``<out>/ladder.md``); with ``docs``, also written between the
-    ``<!-- ladder:baseline -->`` / ``<!-- ladder:scripted -->`` / ``<!-- ladder:reward -->``
-    markers of that file."""
+def report(out: Path) -> str:
+    """The tables as markdown, also written to ``<out>/ladder.md``: the baselines per rung
+    with every run's command, the scripted policies under the two reward presets, and the
+    reward-only agents."""
 
     def read(section: str) -> dict:
         path = out / f"{section}.json"
@@ -464,21 +465,8 @@ def report(out: Path, docs: Path | None = None) -> str:
         return GRPO_CITED.get(source, ("not run",))[0]
 
     reward = reward_rows(out, ppo_cell, grpo_cell)
-    parts = {
-        "baseline": "\n".join(baseline),
-        "scripted": "\n".join(scripted),
-        "reward": "\n".join(reward),
-    }
-    text = "\n\n".join(parts.values()) + "\n"
+    text = "\n\n".join("\n".join(table) for table in (baseline, scripted, reward)) + "\n"
     (out / "ladder.md").write_text(text)
-    if docs is not None:
-        page = docs.read_text()
-        for name, body in parts.items():
-            begin, end = f"<!-- ladder:{name} -->", f"<!-- /ladder:{name} -->"
-            if begin in page and end in page:
-                head, rest = page.split(begin, 1)
-                page = head + begin + "\n" + body + "\n" + end + rest.split(end, 1)[1]
-        docs.write_text(page)
     return text
 
 
@@ -489,7 +477,6 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/ladder"))
     parser.add_argument("--report", action="store_true", help="render <out>/ladder.md")
     parser.add_argument("--rerun", action="store_true", help="ppo, grpo: rerun stored runs")
-    parser.add_argument("--docs", action="store_true", help="--report also fills docs/ladder.md")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -511,7 +498,7 @@ def main() -> None:
             result["rows"] = keep + result["rows"]
         path.write_text(json.dumps(result, indent=1))
     if args.report:
-        print(report(out, ROOT / "docs" / "ladder.md" if args.docs else None))
+        print(report(out))
 
 
 if __name__ == "__main__":

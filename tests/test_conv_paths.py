@@ -1,6 +1,6 @@
-"""``benchmarks/conv_paths.py`` (docs/training.md, the surrogate step's bound): the policy's
-convolutions under both compile settings, their share of a same-run matmul, and the rates
-of their bare matrix products."""
+"""``benchmarks/conv_paths.py`` (docs/performance.md, "The trainer": the policy bounds an
+update, its convolutions the surrogate step): the policy's convolutions under both compile
+settings, their share of a same-run matmul, and the rates of their bare matrix products."""
 
 from __future__ import annotations
 

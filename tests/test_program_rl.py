@@ -434,9 +434,10 @@ def test_program_rl_bad_input_is_one_line_and_nothing_written(tmp_path: Path, ca
 
 
 def test_the_ablation_script_types_its_variants_and_splits_training_tasks_only() -> None:
-    """``benchmarks/program_rl_ablation.py`` (docs/training.md): a variant's settings take
-    their fields' types, an unknown field or a bad boolean ends the script with the reason,
-    and the reachable split is the training tasks the search report marks solved."""
+    """``benchmarks/program_rl_ablation.py`` (docs/results.md, "The program learner's
+    settings"): a variant's settings take their fields' types, an unknown field or a bad
+    boolean ends the script with the reason, and the reachable split is the training tasks
+    the search report marks solved."""
     import runpy
 
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "program_rl_ablation.py"

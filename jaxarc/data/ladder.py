@@ -20,8 +20,9 @@ rung               canvas  task                                                 
 ``ARC-AGI-1``      30x30   the ARC-AGI-1 training tasks                                -
 =================  ======  =========================================================  ======
 
-Baselines per rung (uniform random, ``examples/purejaxrl_ppo.py``, the GRPO agent) are in
-docs/ladder.md, made by ``benchmarks/ladder.py``.
+The rungs are described in docs/ladder.md. Baselines per rung (uniform random,
+``examples/purejaxrl_ppo.py``, the GRPO agent) are in docs/results.md ("Learning on the
+ladder"), from the report ``benchmarks/ladder.py`` writes.
 """
 
 from __future__ import annotations
