@@ -1,22 +1,54 @@
-"""gymnax's own registry knows every jaxarc name: ``gymnax.make("ARC-AGI-1")`` works."""
+"""gymnax's own registry knows every jaxarc name: ``gymnax.make("ARC-AGI-1")`` works after
+``import jaxarc``, in either import order, and ``import jaxarc`` installs no import hook."""
 
 from __future__ import annotations
+
+import json
 
 import gymnax
 import jax
 import pytest
+from limits import run_python_script
 
 import jaxarc
-import jaxarc.gymnax.registration as registration
 from jaxarc.gymnax import ArcEnvironment
-from jaxarc.gymnax.registry import register_gymnax_envs
+from jaxarc.gymnax.registration import register_with_gymnax
+
+# Run in a fresh interpreter: imports gymnax before or after jaxarc, records the import
+# finders that `import jaxarc` adds, then builds a generated family through gymnax.make.
+_FRESH_IMPORTS = """
+import json, sys
+{gymnax_before}
+finders = list(sys.meta_path)
+import jaxarc
+added = [type(f).__module__ + "." + type(f).__name__ for f in sys.meta_path if f not in finders]
+{gymnax_after}
+env, params = gymnax.make("gen/ladder-1", max_episode_steps=3)
+steps = env.config.environment.max_episode_steps
+print(json.dumps({{"added": added, "env": type(env).__name__, "steps": steps}}))
+"""
+
+
+@pytest.mark.parametrize("gymnax_first", [True, False], ids=["gymnax-first", "jaxarc-first"])
+def test_import_jaxarc_registers_with_gymnax_without_an_import_hook(gymnax_first):
+    """gymnax.make knows jaxarc's names in either import order (old: through an import
+    finder jaxarc put on sys.meta_path, which hooked gymnax's registry module)."""
+    before, after = ("import gymnax", "") if gymnax_first else ("", "import gymnax")
+    result = run_python_script(_FRESH_IMPORTS.format(gymnax_before=before, gymnax_after=after))
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert (report["env"], report["steps"]) == ("ArcEnvironment", 3)
+    added = report["added"]  # "module.Class" of each finder that `import jaxarc` added
+    assert not [finder for finder in added if finder.startswith("jaxarc")], added
+    if gymnax_first:  # gymnax's own imports (six, absl) are done: jaxarc adds nothing
+        assert added == [], added
 
 
 def test_every_registered_name_is_a_gymnax_id():
-    # importing the module registered every name known then (other tests may add names later)
+    # `import jaxarc` registered every name known then (other tests may add names later)
     builtin = {"ARC-AGI-1", "ARC-AGI-2-eval", "MiniARC", "ConceptARC-eval", "gen/flip"}
-    assert builtin <= set(registration.GYMNAX_IDS) <= set(gymnax.registered_envs)
-    names = register_gymnax_envs()  # again: harmless, and adds any new name
+    assert builtin <= set(gymnax.registered_envs)
+    names = register_with_gymnax()  # again: harmless, and adds any new name
     assert names == jaxarc.registered_names() and set(names) <= set(gymnax.registered_envs)
 
 
