@@ -1,16 +1,17 @@
 """jaxarc: JAX-native reinforcement-learning environments for ARC grid puzzles.
 
 Importing the package registers its environment names with Gymnasium
-(``"jaxarc/<NAME>-v0"``) and with gymnax (``gymnax.make("ARC-AGI-1")``), by two explicit
-calls below; no import hook is installed.
+(``"jaxarc/<NAME>-v0"``) and, when gymnax is imported already, with gymnax
+(``gymnax.make("ARC-AGI-1")``; see :mod:`jaxarc.gymnax.registration`): two explicit calls
+below, no import hook.
 """
 
 from jaxarc.gym.registration import register_gymnasium_envs
-from jaxarc.gymnax.registration import register_with_gymnax
+from jaxarc.gymnax.registration import register_if_gymnax_is_imported
 from jaxarc.gymnax.registry import build_environment, make, register, registered_names
 
 register_gymnasium_envs()  # "jaxarc/<NAME>-v0" ids; entry points are lazy strings
-register_with_gymnax()  # gymnax.make("gen/easy") works after `import jaxarc`, in either order
+register_if_gymnax_is_imported()  # never imports gymnax (it would start JAX's backends)
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,6 @@
 """gymnax's own registry knows every jaxarc name: ``gymnax.make("ARC-AGI-1")`` works after
-``import jaxarc``, in either import order, and ``import jaxarc`` installs no import hook."""
+``import gymnax; import jaxarc``, or after ``register_with_gymnax()``; ``import jaxarc``
+installs no import hook and never imports gymnax (whose import starts JAX's backends)."""
 
 from __future__ import annotations
 
@@ -14,41 +15,62 @@ import jaxarc
 from jaxarc.gymnax import ArcEnvironment
 from jaxarc.gymnax.registration import register_with_gymnax
 
-# Run in a fresh interpreter: imports gymnax before or after jaxarc, records the import
-# finders that `import jaxarc` adds, then builds a generated family through gymnax.make.
+# other test modules of this process may have imported jaxarc before gymnax
+register_with_gymnax()
+
+# Run in a fresh interpreter: imports gymnax before jaxarc or not, records what `import
+# jaxarc` changed, then (registering first where jaxarc came first) builds through gymnax.make.
 _FRESH_IMPORTS = """
 import json, sys
 {gymnax_before}
 finders = list(sys.meta_path)
 import jaxarc
-added = [type(f).__module__ + "." + type(f).__name__ for f in sys.meta_path if f not in finders]
-{gymnax_after}
+from jax._src import xla_bridge
+report = {{
+    "added_finders": [repr(f) for f in sys.meta_path if f not in finders],
+    "gymnax_imported": "gymnax" in sys.modules,
+    "jax_backends_started": xla_bridge.backends_are_initialized(),
+}}
+{register}
+import gymnax
 env, params = gymnax.make("gen/ladder-1", max_episode_steps=3)
-steps = env.config.environment.max_episode_steps
-print(json.dumps({{"added": added, "env": type(env).__name__, "steps": steps}}))
+report.update(env=type(env).__name__, steps=env.config.environment.max_episode_steps)
+print(json.dumps(report))
 """
 
 
-@pytest.mark.parametrize("gymnax_first", [True, False], ids=["gymnax-first", "jaxarc-first"])
-def test_import_jaxarc_registers_with_gymnax_without_an_import_hook(gymnax_first):
-    """gymnax.make knows jaxarc's names in either import order (old: through an import
-    finder jaxarc put on sys.meta_path, which hooked gymnax's registry module)."""
-    before, after = ("import gymnax", "") if gymnax_first else ("", "import gymnax")
-    result = run_python_script(_FRESH_IMPORTS.format(gymnax_before=before, gymnax_after=after))
+def _fresh_imports(gymnax_first: bool) -> dict:
+    code = _FRESH_IMPORTS.format(
+        gymnax_before="import gymnax" if gymnax_first else "",
+        register=""
+        if gymnax_first
+        else "from jaxarc.gymnax.registration import register_with_gymnax\nregister_with_gymnax()",
+    )
+    result = run_python_script(code)
     assert result.returncode == 0, result.stderr[-2000:]
-    report = json.loads(result.stdout.splitlines()[-1])
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_import_jaxarc_after_gymnax_registers_without_an_import_hook():
+    """old: an import finder that jaxarc put on sys.meta_path hooked gymnax's registry."""
+    report = _fresh_imports(gymnax_first=True)
+    assert report["added_finders"] == []  # sys.meta_path as gymnax's own imports left it
     assert (report["env"], report["steps"]) == ("ArcEnvironment", 3)
-    added = report["added"]  # "module.Class" of each finder that `import jaxarc` added
-    assert not [finder for finder in added if finder.startswith("jaxarc")], added
-    if gymnax_first:  # gymnax's own imports (six, absl) are done: jaxarc adds nothing
-        assert added == [], added
+
+
+def test_import_jaxarc_alone_leaves_gymnax_and_jax_untouched_until_registering():
+    """``import jaxarc`` first: no finder, gymnax not imported and JAX's backends not
+    started (``jax.distributed.initialize`` is still allowed); one call registers."""
+    report = _fresh_imports(gymnax_first=False)
+    assert report["added_finders"] == []
+    assert report["gymnax_imported"] is False and report["jax_backends_started"] is False
+    assert (report["env"], report["steps"]) == ("ArcEnvironment", 3)
 
 
 def test_every_registered_name_is_a_gymnax_id():
-    # `import jaxarc` registered every name known then (other tests may add names later)
     builtin = {"ARC-AGI-1", "ARC-AGI-2-eval", "MiniARC", "ConceptARC-eval", "gen/flip"}
-    assert builtin <= set(gymnax.registered_envs)
     names = register_with_gymnax()  # again: harmless, and adds any new name
+    assert builtin <= set(names)
     assert names == jaxarc.registered_names() and set(names) <= set(gymnax.registered_envs)
 
 
