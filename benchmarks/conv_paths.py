@@ -27,7 +27,7 @@ import jax.numpy as jnp
 
 from jaxarc.agents.model.compilation import policy_compiler_options
 from jaxarc.agents.model.layers import ConvHWC
-from jaxarc.cli.bench_train import matmul_reference
+from jaxarc.benchmarking.train_flops import matmul_reference
 
 SURROGATE_STEP_FLOPS = 2.17e9
 """The quick preset's surrogate step (XLA cost analysis, ``jaxarc bench train``), which

@@ -17,7 +17,7 @@ import jax
 import jaxarc.agents.model.compilation as compilation
 from jaxarc.agents import make_train
 from jaxarc.agents.run.distributed import make_data_mesh
-from jaxarc.cli.bench_train import bench_config
+from jaxarc.benchmarking.train_bench import train_bench_config
 
 
 def build(config, with_options: bool):
@@ -42,11 +42,7 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=6)
     parser.add_argument("--updates", type=int, default=20)
     args = parser.parse_args()
-    config = bench_config(
-        argparse.Namespace(
-            preset=args.preset, batch_tasks=None, group_size=None, max_episode_steps=None
-        )
-    )
+    config = train_bench_config(args.preset)
     print(f"backend {jax.default_backend()}; options: {compilation.policy_compiler_options()}")
     names = ("agents' options", "XLA defaults")
     runs = {name: list(build(config, name == names[0])) for name in names}

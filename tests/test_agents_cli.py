@@ -695,13 +695,20 @@ def test_non_finite_parameters_are_never_checkpointed(
         assert all(np.isfinite(np.asarray(x)).all() for x in leaves)
 
 
-def _saved_run(tmp_path: Path, config: TrainConfig, run_options: dict) -> Path:
-    """A run directory holding one checkpoint of ``config`` with saved run settings."""
+def _saved_run(
+    tmp_path: Path, config: TrainConfig, run_options: dict, update_index: int = 1
+) -> Path:
+    """A run directory holding one checkpoint of ``config`` (after ``update_index`` updates)
+    with saved run settings."""
     from jaxarc.agents.run.checkpoint import save_checkpoint
 
     state = {"weights": jnp.zeros(3)}
     save_checkpoint(
-        tmp_path / "checkpoints", 1, state, config, extra_meta={"run_options": run_options}
+        tmp_path / "checkpoints",
+        update_index,
+        state,
+        config,
+        extra_meta={"run_options": run_options},
     )
     return tmp_path
 
@@ -735,6 +742,24 @@ def test_resume_with_a_shape_changing_flag_is_a_one_line_refusal(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--policy-channels" in err and "Traceback" not in err
     assert main([*argv, "--num-updates", "9"]) == 0  # extending a run is fine
+
+
+def test_resume_to_a_total_already_reached_is_a_one_line_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--num-updates is the run's total, the updates done included (old: a total at or below
+    the checkpoint's update was accepted, trained nothing and said nothing)."""
+    config = dataclasses.replace(TrainConfig.preset("quick"), num_updates=130)
+    run_dir = _saved_run(tmp_path, config, {}, update_index=100)
+    argv = ["train", "--run-dir", str(run_dir), "--resume", "--dry-run"]
+    for total in ("9", "100"):
+        assert main([*argv, "--num-updates", total]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert f"--num-updates {total} is the run's total" in err, err
+        assert "at update 100 of 130" in err and f"--num-updates {100 + int(total)}" in err, err
+    assert main([*argv, "--num-updates", "101"]) == 0  # one more update: fine
+    assert "num_updates" in capsys.readouterr().out
 
 
 def test_a_full_disk_during_a_save_is_one_line_and_loses_nothing(

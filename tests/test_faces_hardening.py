@@ -5,9 +5,6 @@ kind, and the registration and bridges of gymnax."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -143,30 +140,6 @@ def test_flags_are_true_or_false_never_truthy(value):
         make_gymnasium_vector_env(SMALL_NAME, 2, flat=value)
     with pytest.raises(ValueError, match="validate must be True or False"):
         jaxarc.make(SMALL_NAME, validate=value)
-
-
-def test_gymnax_make_knows_every_name_right_after_import_jaxarc():
-    """Whatever else a script imports or builds first (old: only after some jaxarc
-    environment had been built, or jaxarc.gymnax.registration imported)."""
-    script = (
-        "import sys\n"
-        "{first}\n"
-        "assert 'gymnax.registration' not in sys.modules or {gymnax_first}\n"
-        "{second}\n"
-        "env, params = gymnax.make('gen/ladder-1', max_episode_steps=3)\n"
-        "print(type(env).__name__, env.config.environment.max_episode_steps)\n"
-    )
-    for first, second in [("import jaxarc", "import gymnax"), ("import gymnax", "import jaxarc")]:
-        code = script.format(first=first, second=second, gymnax_first=first == "import gymnax")
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=600
-        )
-        assert out.returncode == 0, out.stderr[-2000:]
-        assert out.stdout.split() == ["ArcEnvironment", "3"]
-    # `import jaxarc` alone still does not import gymnax (seconds)
-    code = "import sys, jaxarc; print('gymnax' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.stdout.strip() == "False", out.stderr[-2000:]
 
 
 def test_gymnax_vector_bridge_runs_the_flat_env(bare):

@@ -1,22 +1,76 @@
-"""gymnax's own registry knows every jaxarc name: ``gymnax.make("ARC-AGI-1")`` works."""
+"""gymnax's own registry knows every jaxarc name: ``gymnax.make("ARC-AGI-1")`` works after
+``import gymnax; import jaxarc``, or after ``register_with_gymnax()``; ``import jaxarc``
+installs no import hook and never imports gymnax (whose import starts JAX's backends)."""
 
 from __future__ import annotations
+
+import json
 
 import gymnax
 import jax
 import pytest
+from limits import run_python_script
 
 import jaxarc
-import jaxarc.gymnax.registration as registration
 from jaxarc.gymnax import ArcEnvironment
-from jaxarc.gymnax.registry import register_gymnax_envs
+from jaxarc.gymnax.registration import register_with_gymnax
+
+# other test modules of this process may have imported jaxarc before gymnax
+register_with_gymnax()
+
+# Run in a fresh interpreter: imports gymnax before jaxarc or not, records what `import
+# jaxarc` changed, then (registering first where jaxarc came first) builds through gymnax.make.
+_FRESH_IMPORTS = """
+import json, sys
+{gymnax_before}
+finders = list(sys.meta_path)
+import jaxarc
+from jax._src import xla_bridge
+report = {{
+    "added_finders": [repr(f) for f in sys.meta_path if f not in finders],
+    "gymnax_imported": "gymnax" in sys.modules,
+    "jax_backends_started": xla_bridge.backends_are_initialized(),
+}}
+{register}
+import gymnax
+env, params = gymnax.make("gen/ladder-1", max_episode_steps=3)
+report.update(env=type(env).__name__, steps=env.config.environment.max_episode_steps)
+print(json.dumps(report))
+"""
+
+
+def _fresh_imports(gymnax_first: bool) -> dict:
+    code = _FRESH_IMPORTS.format(
+        gymnax_before="import gymnax" if gymnax_first else "",
+        register=""
+        if gymnax_first
+        else "from jaxarc.gymnax.registration import register_with_gymnax\nregister_with_gymnax()",
+    )
+    result = run_python_script(code)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_import_jaxarc_after_gymnax_registers_without_an_import_hook():
+    """old: an import finder that jaxarc put on sys.meta_path hooked gymnax's registry."""
+    report = _fresh_imports(gymnax_first=True)
+    assert report["added_finders"] == []  # sys.meta_path as gymnax's own imports left it
+    assert (report["env"], report["steps"]) == ("ArcEnvironment", 3)
+
+
+def test_import_jaxarc_alone_leaves_gymnax_and_jax_untouched_until_registering():
+    """``import jaxarc`` first: no finder, gymnax not imported and JAX's backends not
+    started (``jax.distributed.initialize`` is still allowed); one call registers."""
+    report = _fresh_imports(gymnax_first=False)
+    assert report["added_finders"] == []
+    assert report["gymnax_imported"] is False and report["jax_backends_started"] is False
+    assert (report["env"], report["steps"]) == ("ArcEnvironment", 3)
 
 
 def test_every_registered_name_is_a_gymnax_id():
-    # importing the module registered every name known then (other tests may add names later)
     builtin = {"ARC-AGI-1", "ARC-AGI-2-eval", "MiniARC", "ConceptARC-eval", "gen/flip"}
-    assert builtin <= set(registration.GYMNAX_IDS) <= set(gymnax.registered_envs)
-    names = register_gymnax_envs()  # again: harmless, and adds any new name
+    names = register_with_gymnax()  # again: harmless, and adds any new name
+    assert builtin <= set(names)
     assert names == jaxarc.registered_names() and set(names) <= set(gymnax.registered_envs)
 
 

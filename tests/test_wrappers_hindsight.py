@@ -107,9 +107,43 @@ def test_the_flat_face_with_hindsight_runs_vmapped_under_jit():
 
 def test_bad_arguments_are_refused():
     env, _ = jaxarc.make("gen/ladder-1")
-    with pytest.raises(ValueError, match=r"probability must be in \[0, 1\]"):
+    with pytest.raises(
+        ValueError, match=r"probability of HindsightTaskWrapper must be in \[0, 1\]"
+    ):
         HindsightTaskWrapper(env, 1.5)
-    with pytest.raises(TypeError, match="probability must be a number"):
+    with pytest.raises(TypeError, match=r"probability of HindsightTaskWrapper must be a number"):
         HindsightTaskWrapper(env, "0.5")
+    with pytest.raises(TypeError, match="must be a number"):
+        HindsightTaskWrapper(env, np.array([0.5]))  # one probability, not an array of them
     with pytest.raises(TypeError, match="wraps a jaxarc environment"):
         HindsightTaskWrapper(make_flat("gen/ladder-1")[0], 0.5)
+
+
+def _hindsight_wrappers(env) -> list[HindsightTaskWrapper]:
+    """The HindsightTaskWrappers in a stack of wrappers (each holds the next in ``env``)."""
+    found = []
+    while env is not None:
+        if isinstance(env, HindsightTaskWrapper):
+            found.append(env)
+        env = getattr(env, "env", None)
+    return found
+
+
+@pytest.mark.parametrize("empty", ["", [], ()])
+def test_make_flat_refuses_an_empty_hindsight(empty):
+    """old: an empty string or list was false, so hindsight was off without a word."""
+    with pytest.raises(TypeError, match=r"hindsight of make_flat must be a number in \[0, 1\]"):
+        make_flat("gen/ladder-1", hindsight=empty)
+
+
+@pytest.mark.parametrize(
+    "probability", [np.float32(0.5), jnp.float32(0.25), np.float64(1.0), np.int8(1), jnp.array(0.5)]
+)
+def test_make_flat_takes_numpy_and_jax_scalars_as_the_hindsight_probability(probability):
+    """old: refused as "not a number"."""
+    env, _ = make_flat("gen/ladder-1", hindsight=probability)
+    (wrapper,) = _hindsight_wrappers(env)
+    assert type(wrapper.probability) is float
+    assert wrapper.probability == float(probability)
+    env, _ = make_flat("gen/ladder-1", hindsight=np.float32(0.0))  # 0: off, of any kind
+    assert _hindsight_wrappers(env) == []

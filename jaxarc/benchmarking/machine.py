@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import jax
 
 
@@ -12,3 +14,8 @@ def device_description() -> str:
     devices = jax.devices()
     kinds = sorted({device.device_kind for device in devices})
     return f"{jax.default_backend()} ({len(devices)} x {', '.join(kinds)})"
+
+
+def cpu_count() -> int:
+    """The processors this process may run on (its affinity where the OS tells it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

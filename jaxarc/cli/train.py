@@ -57,7 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train.add_argument("--preset", choices=PRESETS, default=None, help="base config")
     train.add_argument("--run-dir", type=Path, default=Path("runs/train"), help="output dir")
-    train.add_argument("--resume", action="store_true", help="continue from newest checkpoint")
+    train.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the newest checkpoint, up to the run's total --num-updates (the "
+        "saved one, or a larger total given here)",
+    )
     train.add_argument(
         "--fresh-run-dir",
         action="store_true",
@@ -128,6 +133,8 @@ def resolve_train_config(
                 f"--resume cannot change {names}: the checkpoints of {args.run_dir} hold a "
                 "model of the saved shape; start a new run (another --run-dir) instead"
             )
+        if ("num_updates",) in overrides:
+            check_resumed_total(overrides[("num_updates",)], resume_from, base.num_updates)
         if changed:
             names = ", ".join(".".join(path) for path in changed)
             print(f"warning: resuming with changed config fields: {names}", file=sys.stderr)
@@ -142,6 +149,23 @@ def resolve_train_config(
         return apply_overrides(base, overrides), resume_from
     except (TypeError, ValueError) as err:
         parser.error(f"invalid training config: {err}")
+
+
+def check_resumed_total(num_updates: int, resume_from: Path, saved_total: int) -> None:
+    """Refuse a resumed run's ``--num-updates`` that leaves nothing to do: it is the run's
+    total (the updates done count), so it must exceed the checkpoint's update index."""
+    from jaxarc.agents.run.checkpoint import CheckpointError, verify_checkpoint
+
+    try:
+        done = verify_checkpoint(resume_from)["update_index"]
+    except CheckpointError as err:
+        raise CLIError(f"cannot read the checkpoint {resume_from}: {err}") from None
+    if num_updates <= done:
+        raise CLIError(
+            f"--num-updates {num_updates} is the run's total, and {resume_from} is at update "
+            f"{done} of {saved_total} already: pass a total above {done} (e.g. --num-updates "
+            f"{done + num_updates} for {num_updates} more)"
+        )
 
 
 def resolve_run_settings(

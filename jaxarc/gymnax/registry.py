@@ -21,8 +21,9 @@ weights ``success_bonus``, ``failed_submit_penalty``, ``step_penalty``,
 ``similarity_weight`` (traced: they go into the returned params; they override the preset).
 
 The same names are put in gymnax's own registry (:func:`register_gymnax_envs`), so
-``gymnax.make(name, **options)`` builds them too: importing
-:mod:`jaxarc.gymnax.registration` does it, and so does building any environment here.
+``gymnax.make(name, **options)`` builds them too: ``import jaxarc`` does it when gymnax is
+imported already, :func:`jaxarc.gymnax.registration.register_with_gymnax` does it at any
+time, and so does building any environment here.
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ import numpy as np
 from jaxtyping import Array, Int32, PRNGKeyArray
 
 from jaxarc.agents.grpo.config import TrainConfig
-from jaxarc.agents.grpo.train import TrainState, grpo_update
+from jaxarc.agents.grpo.train import grpo_update
+from jaxarc.agents.grpo.train_state import TrainState
 from jaxarc.agents.grpo.train_step import make_optimizer
 from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.policy import AbstractPolicy

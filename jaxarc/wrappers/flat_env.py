@@ -18,7 +18,7 @@ from jaxarc.envs.arguments import check_flag, check_names
 from jaxarc.wrappers.flat_action import FlatPointActionWrapper, MultiDiscretePointActionWrapper
 from jaxarc.wrappers.flatten_observation import FlattenObservationWrapper
 from jaxarc.wrappers.gymnax_v0 import GymnaxV0Wrapper
-from jaxarc.wrappers.hindsight import HindsightTaskWrapper
+from jaxarc.wrappers.hindsight import HindsightTaskWrapper, check_probability
 
 FlatActionFormat = Literal["discrete", "multi_discrete"]
 FLAT_ACTION_FORMATS: tuple[str, ...] = ("discrete", "multi_discrete")
@@ -65,6 +65,8 @@ def make_flat(
             ``step``, for purejaxrl and rejax).
         hindsight: the probability that an episode is followed by its hindsight task
             (:class:`~jaxarc.wrappers.HindsightTaskWrapper`, under the flat wrappers); 0: off.
+            A real number in ``[0, 1]`` (Python, NumPy or JAX scalar); anything else, an
+            empty string or list included, is refused.
         **options: :func:`jaxarc.make` options; ``allowed_operations`` takes ids or names
             (``["FLOOD_1", "SUBMIT"]``). ``selection_format`` must be ``"point"`` (default).
 
@@ -74,6 +76,7 @@ def make_flat(
     from jaxarc.gymnax.registry import make
 
     gymnax_v0 = check_flag(gymnax_v0, "gymnax_v0", "make_flat")
+    hindsight = check_probability(hindsight, "hindsight", "make_flat")
     fields = check_names(fields, "fields", "make_flat")
     if action_format not in FLAT_ACTION_FORMATS:  # (said before the environment is built)
         raise ValueError(
@@ -83,7 +86,7 @@ def make_flat(
     if fmt != "point":
         raise ValueError(f"the flat environment uses point actions, got selection_format={fmt!r}")
     env, params = make(name, **options)
-    if hindsight:
+    if hindsight > 0.0:
         env = HindsightTaskWrapper(env, hindsight)
     env = flatten_env(env, fields=fields, action_format=action_format)
     if gymnax_v0:

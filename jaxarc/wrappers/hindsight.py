@@ -24,6 +24,7 @@ from typing import Any
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, Bool, Int8, Int32, PRNGKeyArray
 
 from jaxarc.envs.episode import EpisodePair, similarity_and_match
@@ -33,6 +34,25 @@ from jaxarc.envs.structured_actions import action_class
 from jaxarc.envs.types import ArcObservation, ArcState
 from jaxarc.gymnax.environment import ArcEnvironment
 from jaxarc.wrappers.base import AbstractEnvWrapper
+
+
+def check_probability(value: Any, name: str, owner: str) -> float:
+    """``value`` as a Python float in ``[0, 1]``: a real scalar (Python, NumPy or a concrete
+    JAX 0-d array); a bool, a string, a list, an array with axes or a traced value is a
+    ``TypeError``, a number outside ``[0, 1]`` (or NaN) a ``ValueError``."""
+    kind_error = TypeError(f"{name} of {owner} must be a number in [0, 1], got {value!r}")
+    if isinstance(value, bool | str | bytes | jax.core.Tracer):
+        raise kind_error
+    if not isinstance(value, int | float):
+        if not isinstance(value, np.generic | np.ndarray | jax.Array):
+            raise kind_error
+        array = np.asarray(value)
+        if array.shape != () or array.dtype.kind not in "iuf":
+            raise kind_error
+        value = array.item()
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"{name} of {owner} must be in [0, 1], got {value!r}")
+    return float(value)
 
 
 class HindsightState(eqx.Module):
@@ -68,12 +88,8 @@ class HindsightTaskWrapper(AbstractEnvWrapper):
                 "HindsightTaskWrapper shows the hindsight demonstrations in every "
                 "observation: it needs episode_context='every_step'"
             )
-        if isinstance(probability, bool) or not isinstance(probability, int | float):
-            raise TypeError(f"probability must be a number, got {probability!r}")
-        if not (math.isfinite(probability) and 0.0 <= probability <= 1.0):
-            raise ValueError(f"probability must be in [0, 1], got {probability!r}")
         self.env = env
-        self.probability = float(probability)
+        self.probability = check_probability(probability, "probability", "HindsightTaskWrapper")
 
     def reset(self, key: PRNGKeyArray, params: Any = None) -> tuple[ArcObservation, Any]:
         obs, state = self.env.reset(key, params)

@@ -5,7 +5,8 @@ from jaxarc.agents.grpo.advantages import compute_advantages, compute_process_ad
 from jaxarc.agents.grpo.config import PRESETS, GRPOConfig, TrainConfig
 from jaxarc.agents.grpo.loss import TrainingBatchJAX, grpo_loss, k3_kl
 from jaxarc.agents.grpo.rollout import Trajectories, evaluate_success, group_rollout
-from jaxarc.agents.grpo.train import TrainState, make_evaluator, make_train
+from jaxarc.agents.grpo.train import make_evaluator, make_train
+from jaxarc.agents.grpo.train_state import TrainState
 from jaxarc.agents.grpo.train_step import (
     create_adaptive_train_step,
     create_jax_surrogate_train_step,

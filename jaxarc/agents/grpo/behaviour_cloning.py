@@ -36,7 +36,7 @@ from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 
 from jaxarc.agents.grpo.loss import masked_mean
 from jaxarc.agents.grpo.state_expert import state_expert_action
-from jaxarc.agents.grpo.train import TrainState, episode_constraint
+from jaxarc.agents.grpo.train_state import Metrics, TrainState, episode_constraint
 from jaxarc.agents.grpo.train_step import gradient_norm
 from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.learned_incontext import cell_cross_entropy
@@ -49,8 +49,6 @@ from jaxarc.envs.rollout import play
 from jaxarc.envs.structured_actions import AbstractAction, action_class
 from jaxarc.envs.types import ArcObservation, ArcState
 from jaxarc.grid import operation_ids as ops
-
-Metrics = dict[str, Float32[Array, ""]]
 
 
 def paint_expert_action(
@@ -117,7 +115,7 @@ def expert_rollout(
     """``episodes`` fresh episodes played by :func:`expert_action` for ``steps`` steps.
 
     ``constrain`` is applied to per-episode arrays (a sharding constraint over the episode
-    axis, see :func:`~jaxarc.agents.grpo.train.episode_constraint`); it keeps values."""
+    axis, see :func:`~jaxarc.agents.grpo.train_state.episode_constraint`); it keeps values."""
     mode = env_config.environment.episode_mode
     fmt = env_config.action.selection_format
     states, obs = batch_reset(jax.random.split(key, episodes), env_config, source)

@@ -170,7 +170,7 @@ class TrainConfig:
     group_size: int = 8
     max_episode_steps: int = 5
     # optimisation
-    num_updates: int = 500
+    num_updates: int = 500  # the run's total; with --resume it counts the updates done too
     lr: float = 1e-3
     lr_schedule: Schedule = "constant"
     warmup_updates: int = 0

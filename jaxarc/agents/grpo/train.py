@@ -23,9 +23,10 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
-from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray, PyTree
+from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
 from jaxarc.agents.grpo.advantages import compute_advantages, compute_process_advantages
+from jaxarc.agents.grpo.behaviour_cloning import make_bc_update
 from jaxarc.agents.grpo.config import TrainConfig
 from jaxarc.agents.grpo.hindsight import HindsightGroups, hindsight_groups
 from jaxarc.agents.grpo.loss import (
@@ -35,22 +36,11 @@ from jaxarc.agents.grpo.loss import (
     task_index_rows,
 )
 from jaxarc.agents.grpo.rollout import Trajectories, evaluate_success, group_rollout
+from jaxarc.agents.grpo.train_state import Metrics, TrainState, episode_constraint
 from jaxarc.agents.grpo.train_step import make_optimizer, surrogate_step
 from jaxarc.agents.model.compilation import policy_jit
 from jaxarc.agents.model.policy import AbstractPolicy, make_policy
 from jaxarc.data.source import AbstractTaskSource
-
-Metrics = dict[str, Float32[Array, ""]]
-
-
-class TrainState(eqx.Module):
-    """Everything an update changes (a pure function of it: resumable and reproducible)."""
-
-    policy: AbstractPolicy
-    ref_policy: AbstractPolicy
-    opt_state: PyTree
-    key: PRNGKeyArray
-    update_index: Int32[Array, ""]
 
 
 def load_task_source(config: TrainConfig) -> AbstractTaskSource:
@@ -62,15 +52,6 @@ def load_task_source(config: TrainConfig) -> AbstractTaskSource:
     from jaxarc.data import load_source
 
     return load_source(config.source, canvas_shape=(config.canvas, config.canvas))
-
-
-def episode_constraint(mesh: Mesh | None) -> Callable:
-    """Constrain per-episode arrays to be sharded over the mesh's ``data`` axis (their
-    leading axis); the identity without a mesh."""
-    if mesh is None:
-        return lambda tree: tree
-    sharding = NamedSharding(mesh, P("data"))
-    return lambda tree: jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
 
 
 def make_train(
@@ -120,8 +101,6 @@ def make_train(
         compiled_update = policy_jit(sharded_update, donate="all")
     if not config.bc_updates:
         return init, compiled_update
-    from jaxarc.agents.grpo.behaviour_cloning import make_bc_update  # imports this module
-
     bc_update = make_bc_update(config, source, optimizer, mesh)
 
     def staged_update(state: TrainState) -> tuple[TrainState, Metrics]:

@@ -45,7 +45,7 @@ def check_warm_start(config: Any) -> tuple[Any, Any]:
 
 
 def warm_start(state: Any, config: Any) -> Any:
-    """``state`` (a fresh :class:`~jaxarc.agents.grpo.train.TrainState`) with its policy and
+    """``state`` (a fresh :class:`~jaxarc.agents.grpo.train_state.TrainState`) with its policy and
     reference policy replaced by the policy of the run ``config.init_from`` names, placed
     like the fresh ones (replicated over a mesh)."""
     _, policy = check_warm_start(config)
