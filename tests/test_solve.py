@@ -44,7 +44,12 @@ def test_search_needs_two_actions_for_a_half_turn_and_finds_it() -> None:
     half_turn = _problem("half", inputs, [np.rot90(g, 2) for g in inputs], tests)
     assert search(half_turn, 1).solutions == []
     attempts, info = search_attempts(half_turn, 2, Budget())
-    assert len(info["solutions"]) == 1  # ROTATE twice, FLIP_LR + FLIP_TB: one node
+    # ROTATE twice, FLIP_LR + FLIP_TB: one node, the first solution (the content language's
+    # programs come after the search's)
+    assert info["solutions"][0] == ["FLIP_LR(0,0,29,29)", "FLIP_TB(0,0,29,29)"]
+    assert not any(
+        s[0] in ("ROTATE_CW(0,0,29,29)", "ROTATE_CCW(0,0,29,29)") for s in info["solutions"]
+    )
     assert np.array_equal(attempts[0][0], np.rot90(tests[0], 2))
     assert not np.array_equal(attempts[0][1], attempts[0][0])  # a second, different attempt
 
@@ -165,10 +170,15 @@ def _pair(a: np.ndarray, b: np.ndarray | None) -> dict:
 
 
 def _tasks(outputs: str = "true") -> dict:
-    """Three small tasks: a left-right flip, a half turn, and one no sequence solves.
+    """Three small tasks: a left-right flip, a half turn, and a sort of each row, which no
+    program solves.
     ``outputs``: "true", "corrupt" (wrong test outputs) or "none" (no test outputs)."""
     rng = np.random.default_rng(7)
-    rules = {"flip": np.fliplr, "half": lambda g: np.rot90(g, 2), "hard": lambda g: (g + 1) % 10}
+    rules = {
+        "flip": np.fliplr,
+        "half": lambda g: np.rot90(g, 2),
+        "hard": lambda g: np.sort(g, axis=1),
+    }
     tasks = {}
     for name, rule in rules.items():
         demos, tests = _grids(rng, 2), _grids(rng, 2)  # 4 grids: the search's smallest program

@@ -2,9 +2,10 @@
 
 * ``search`` (:class:`SearchMethod`): :func:`jaxarc.solve.search.search` to ``depth``
   actions, then the task's tiling program when it has one (:mod:`jaxarc.solve.tiling`, any
-  length); the first two solutions with different test grids are the attempts. Fewer than
-  two solutions: the next attempt is the sequence that came closest on the demonstrations,
-  then the test input itself.
+  length), then the programs of the content language that solve every demonstration
+  (:mod:`jaxarc.solve.language`, simplest first); the first two solutions with different
+  test grids are the attempts. Fewer than two solutions: the next attempt is the sequence
+  that came closest on the demonstrations, then the test input itself.
 * ``random`` (:class:`RandomMethod`, experimental: a baseline): two sequences of ``depth``
   actions drawn uniformly from the task's candidate set (the search's action space without
   the search).
@@ -22,6 +23,7 @@ import numpy as np
 
 from jaxarc.solve.attempts import TaskAttempts, describe_sequence, first_two_distinct
 from jaxarc.solve.candidates import candidate_actions
+from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.method import Budget, MethodError, SolveMethod
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.replay import MAX_STEPS, replay_on_task
@@ -77,6 +79,11 @@ def search_attempts(
         if solves:
             verified.append(describe_tiling(tiling))
             options.append(predictions)
+    for solution in language_solutions(problem):
+        if any(_same_grids(solution.predictions, other) for other in options):
+            continue  # the same test grids as a shorter solution's
+        verified.append(solution.program.describe())
+        options.append(solution.predictions)
     _, partial = replay_on_task(problem, result.best_partial)
     options += [partial, list(problem.test_inputs)]
     info = {
@@ -89,6 +96,10 @@ def search_attempts(
         "seconds": round(result.seconds, 3),
     }
     return first_two_distinct(options), info
+
+
+def _same_grids(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def random_attempts(

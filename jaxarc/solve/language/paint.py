@@ -1,0 +1,224 @@
+"""Paints and the cover that fits them: content rules chosen so that every demonstration
+input becomes its output.
+
+A **paint** writes colours on the cells a mask rule chooses, on every grid of a task:
+
+* ``fill``: one colour rule's colour (:mod:`jaxarc.solve.language.colours`) on the mask;
+* ``self``: for each colour ``c``, colour ``c`` on the rule's colour-``c`` mask (a template
+  such as ``"ray down from colour {c}"``: every colour extends its own rays); ``self fg``
+  leaves out the background colour;
+* ``copy``: the view's source colours on the mask (keep only what the rule chooses);
+* ``map``: a colour map fitted to the demonstrations, each colour ``a`` of the source that
+  always becomes ``b`` in the outputs written as ``b`` (``colour`` holds ``"a>b ..."``).
+
+A paint is **safe** on a task when, on every demonstration, each cell it writes already has
+that colour in the output: a safe paint never undoes another. So a set of safe paints whose
+cells together hold every cell where the view's canvas differs from the output turns every
+demonstration input into its output, in any order. :func:`find_cover` finds such a set
+greedily (the paint that fixes the most wrong cells first, general rules before particular
+ones on a tie), as a set cover; a task's content is thereby chosen by how the rules fit all
+its demonstrations at once, never one demonstration alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from jaxarc.solve.language.colours import COLOUR_RULES
+from jaxarc.solve.language.masks import FAMILY_NAMES, colour_template, grid_masks
+from jaxarc.solve.language.views import View
+
+PAINT_TASKS: dict[str, tuple[str, ...]] = {
+    # paint kind -> ARC-AGI-1 training tasks whose simplest program uses one
+    "fill": ("00d62c1b", "0ca9ddb6", "178fcbfb"),
+    "self": ("3c9b0459", "6150a2bd", "67a3c6ac"),
+    "self fg": ("1f876c06", "22168020", "22eb0ac0"),
+    "copy": ("63613498", "662c240a", "694f12f3"),
+    "map": ("0d3d703e", "25d8a9c8", "3618c87e"),
+}
+MAX_PAINTS = 8  # a cover with more paints is not kept (it describes the demonstrations)
+
+
+@dataclasses.dataclass(frozen=True)
+class Paint:
+    """``kind`` (``fill``, ``self``, ``self fg``, ``copy`` or ``map``), the mask rule (a
+    template with ``{c}`` for ``self``) and, for ``fill``, the colour rule (for ``map``,
+    the map)."""
+
+    kind: str
+    mask: str
+    colour: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "fill":
+            return f"FILL({self.mask}, {self.colour})"
+        if self.kind == "map":
+            return f"MAP({self.colour})"
+        return f"{self.kind.upper()}({self.mask})"
+
+
+def view_masks(view: View, families: tuple[str, ...] = FAMILY_NAMES) -> dict[str, np.ndarray]:
+    """The masks a paint may use on ``view``: every rule of
+    :mod:`jaxarc.solve.language.masks` on its source, and the view's own."""
+    return {**grid_masks(view.source, view.background, families), **view.masks}
+
+
+def paint_cells(
+    paint: Paint, view: View, colours: np.ndarray, masks: dict[str, np.ndarray] | None = None
+) -> list[tuple[int, np.ndarray]]:
+    """What ``paint`` writes on one grid: ``(colour, [h, w] mask)`` per FILL, in order.
+    ``colours``: the grid's :func:`~jaxarc.solve.language.colours.grid_colours`."""
+    masks = view_masks(view) if masks is None else masks
+    empty = np.zeros(view.canvas.shape, bool)
+    if paint.kind == "fill":
+        colour = int(colours[COLOUR_RULES.index(paint.colour)])
+        mask = masks.get(paint.mask, empty)
+        return [(colour, mask)] if colour >= 0 and mask.any() else []
+    if paint.kind == "copy":
+        mask = masks.get(paint.mask, empty)
+        chosen = [(c, mask & (view.source == c)) for c in range(10)]
+        return [(c, cells) for c, cells in chosen if cells.any()]
+    if paint.kind == "map":
+        pairs = [(int(a), int(b)) for a, b in (item.split(">") for item in paint.colour.split())]
+        return [(b, view.source == a) for a, b in pairs if (view.source == a).any()]
+    if paint.kind not in ("self", "self fg"):
+        raise ValueError(f"unknown paint kind {paint.kind!r}")
+    bg = view.background
+    found = []
+    for c in range(10):
+        if paint.kind == "self fg" and c == bg:
+            continue
+        mask = masks.get(paint.mask.format(c=c), empty)
+        if mask.any():
+            found.append((c, mask))
+    return found
+
+
+def find_cover(
+    views: list[View],
+    outputs: list[np.ndarray],
+    colours: list[np.ndarray],
+    *,
+    banned: tuple[Paint, ...] = (),
+    families: tuple[str, ...] = FAMILY_NAMES,
+) -> list[Paint] | None:
+    """Paints that turn every demonstration's canvas into its output, in the order they
+    are played, or ``None``. ``views``, ``outputs``, ``colours``: one per demonstration
+    (the view of its input, its output, the colour rules' colours on its input);
+    ``banned`` paints are not used (for a second, different cover); only the mask rules
+    of ``families`` (:data:`~jaxarc.solve.language.masks.MASK_FAMILIES`) are.
+
+    The cover is built from the last paint back (layers): the last paint must be safe;
+    a paint before it may write wrong colours only on cells that a later paint writes
+    again (rows of one colour over columns of another)."""
+    tables = _Tables(views, outputs, colours, families)
+    if not tables.wrong.any():
+        return []
+    later = np.zeros_like(tables.wrong)  # cells the paints chosen so far (played later) write
+    remaining = tables.wrong.copy()
+    chosen: list[Paint] = []
+    while remaining.any() and len(chosen) < MAX_PAINTS:
+        paints, writes = tables.safe_paints(later)
+        keep = [k for k, paint in enumerate(paints) if paint not in banned]
+        if not keep:
+            return None
+        gains = (writes[keep] & remaining[None]).sum(1)
+        best = int(gains.argmax())  # the first of the most: general rules come first
+        if gains[best] == 0:
+            return None
+        chosen.append(paints[keep[best]])
+        later |= writes[keep[best]]
+        remaining &= ~writes[keep[best]]
+    return None if remaining.any() else chosen[::-1]
+
+
+class _Tables:
+    """Every mask rule on every demonstration, the demonstrations' cells concatenated:
+    ``cells [R, N]`` (rule ``r`` chooses cell ``n``), the outputs, sources and the colour
+    rules' colours per cell ``[N, Q]``."""
+
+    def __init__(self, views, outputs, colours, families: tuple[str, ...]):
+        all_masks = [view_masks(v, families) for v in views]
+        self.names = list(dict.fromkeys(n for masks in all_masks for n in masks))  # simplest first
+        self.index = {n: k for k, n in enumerate(self.names)}
+        parts = []
+        for masks, out in zip(all_masks, outputs, strict=True):
+            empty = np.zeros(out.size, bool)
+            parts.append(
+                np.stack([masks[n].reshape(-1) if n in masks else empty for n in self.names])
+            )
+        self.cells = np.concatenate(parts, axis=1)
+        self.out = np.concatenate([out.reshape(-1) for out in outputs]).astype(np.int32)
+        self.source = np.concatenate([v.source.reshape(-1) for v in views]).astype(np.int32)
+        self.wrong = np.concatenate(
+            [(v.canvas != out).reshape(-1) for v, out in zip(views, outputs, strict=True)]
+        )
+        self.colour_of_cell = np.concatenate(
+            [np.repeat(c[None], out.size, 0) for c, out in zip(colours, outputs, strict=True)]
+        )  # [N, Q]
+        self.defined = np.all([c >= 0 for c in colours], axis=0)  # [Q]
+        self.background = views[0].background
+        self.used = self.cells.any(1)
+        self.templates: dict[str, list[tuple[int, int]]] = {}
+        for name, k in self.index.items():
+            template, colour = colour_template(name)
+            if template is not None:
+                self.templates.setdefault(template, []).append((colour, k))
+
+    def _bad_rows(self, bad: np.ndarray) -> np.ndarray:
+        """``[R]``: the rules that choose a cell of ``bad`` ``[N]``."""
+        return (self.cells[:, bad]).any(1)
+
+    def safe_paints(self, later: np.ndarray) -> tuple[list[Paint], np.ndarray]:
+        """The paints that write no wrong colour outside ``later`` (cells a later paint
+        writes again) and the cells each writes ``[P, N]``: the map, then self paints,
+        copies, fills (constant colours before the grid's)."""
+        free = ~later
+        paints: list[Paint] = []
+        rows: list[np.ndarray] = []
+        colour_map = self._colour_map(free)
+        if colour_map:
+            paints.append(Paint("map", "colour map", " ".join(f"{a}>{b}" for a, b in colour_map)))
+            rows.append(np.isin(self.source, [a for a, _ in colour_map]))
+        bad_for = [self._bad_rows(free & (self.out != c)) for c in range(10)]  # [10][R]
+        for template, members in self.templates.items():
+            for kind in ("self fg", "self"):
+                used = [
+                    (c, k) for c, k in members if not (kind == "self fg" and c == self.background)
+                ]
+                if not used or any(bad_for[c][k] for c, k in used):
+                    continue
+                written = np.any([self.cells[k] for _, k in used], axis=0)
+                if written.any():
+                    paints.append(Paint(kind, template))
+                    rows.append(written)
+        copy_bad = self._bad_rows(free & (self.out != self.source))
+        for k in np.flatnonzero(self.used & ~copy_bad):
+            paints.append(Paint("copy", self.names[k]))
+            rows.append(self.cells[k])
+        safe = np.zeros((len(self.names), len(COLOUR_RULES)), bool)
+        for q in np.flatnonzero(self.defined):
+            if q < 10:
+                safe[:, q] = ~bad_for[q]
+            else:
+                safe[:, q] = ~self._bad_rows(free & (self.out != self.colour_of_cell[:, q]))
+        safe &= self.used[:, None]
+        for k in np.flatnonzero(safe.any(1)):
+            q = int(np.flatnonzero(safe[k])[0])
+            paints.append(Paint("fill", self.names[k], COLOUR_RULES[q]))
+            rows.append(self.cells[k])
+        if not paints:
+            return [], np.zeros((0, self.out.size), bool)
+        return paints, np.stack(rows)
+
+    def _colour_map(self, free: np.ndarray) -> list[tuple[int, int]]:
+        """``[(a, b), ...]``: the colours ``a`` whose every source cell outside a later
+        paint is ``b != a`` in the output."""
+        pairs = []
+        for a in np.unique(self.source):
+            becomes = np.unique(self.out[(self.source == a) & free])
+            if becomes.size == 1 and becomes[0] != a:
+                pairs.append((int(a), int(becomes[0])))
+        return pairs

@@ -1,0 +1,265 @@
+"""Output size first: the grid a program starts painting on, and the grid its rules read.
+
+A **view** turns one input grid into a ``canvas`` of the output's shape (what the program
+lays down first) and a ``source`` of the same shape (the grid its mask rules read), plus
+masks of its own. A view fits a task when it gives every demonstration input a canvas of
+that demonstration output's shape; only fitting views are tried, before any content rule
+(the shape is chosen first, as icecuber's ARC DSL does). The views, chosen by studying the
+ARC-AGI-1 training tasks:
+
+* ``input``: the input itself (same shape; 262 of the 400 training tasks);
+* the seven turns and mirrors of the input (``rotate cw``, ``transpose``, ...);
+* ``crop X``: the box of a content selector (:mod:`jaxarc.solve.selectors`) or of the one
+  object a pick of :mod:`jaxarc.solve.language.masks` chooses;
+* ``scale kh x kw`` / ``tile kh x kw`` / ``sample kh x kw``: every cell blown up to a block,
+  the input repeated, every ``kh``-th row and ``kw``-th column kept, with the factors read
+  off the first demonstration;
+* ``fall down`` (``up``, ``left``, ``right``): every non-background cell falls to that side
+  of its column or row;
+* ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
+  no output) filled from the smallest period (rows, columns) the other cells repeat with (a
+  pattern with a hole in it);
+* ``blank``: the background in the input's shape, its masks read from the input (the output
+  keeps or redraws only some of the input);
+* ``blank h x w``: the background in the outputs' one shape, for outputs that are a colour
+  or a count;
+* ``parts``: an input cut into equal parts (by separator lines of one colour, or evenly) is
+  laid over itself: the canvas is the background in a part's shape, with masks for the
+  cells where all, any, exactly one or none of the parts hold content, and each part's own
+  colours.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import numpy as np
+from jaxtyping import Bool, Int8
+
+from jaxarc.solve.language.masks import object_picks
+from jaxarc.solve.language.objects import background, grid_objects
+from jaxarc.solve.problem import Problem
+from jaxarc.solve.selectors import select_boxes
+
+
+@dataclasses.dataclass(frozen=True)
+class View:
+    """One grid seen by a view: the ``canvas`` a program starts from, the ``source`` its
+    mask rules read (same ``[h, w]`` shape), the view's own masks and the task's
+    background colour."""
+
+    canvas: Int8[np.ndarray, "h w"]
+    source: Int8[np.ndarray, "h w"]
+    masks: dict[str, Bool[np.ndarray, "h w"]]
+    background: int
+
+
+DIHEDRAL = {
+    "rotate cw": lambda g: np.rot90(g, -1),
+    "rotate ccw": lambda g: np.rot90(g, 1),
+    "half turn": lambda g: g[::-1, ::-1],
+    "flip left-right": lambda g: g[:, ::-1],
+    "flip top-bottom": lambda g: g[::-1],
+    "transpose": lambda g: g.T,
+    "antitranspose": lambda g: g[::-1, ::-1].T,
+}
+
+
+def _plain(grid: np.ndarray, bg: int) -> View:
+    grid = np.ascontiguousarray(grid, np.int8)
+    return View(grid, grid, {}, bg)
+
+
+def _object_crops(grid: np.ndarray, bg: int) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
+    for kind, objects in grid_objects(grid, bg).items():
+        for pick, chosen in object_picks(objects):
+            if chosen.sum() == 1:
+                yield f"{kind} {pick}", tuple(int(v) for v in objects.boxes[chosen][0])
+
+
+def _crops(grid: np.ndarray, bg: int) -> dict[str, View]:
+    views = {}
+    for name, box in select_boxes(grid).items():
+        if box is not None:
+            r1, c1, r2, c2 = box
+            views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
+    for name, (r1, c1, r2, c2) in _object_crops(grid, bg):
+        views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
+    return views
+
+
+def repair_periodic(grid: np.ndarray, unknown: int) -> np.ndarray | None:
+    """``grid`` with its ``unknown`` cells filled from the smallest period (rows, columns)
+    that its other cells agree with; ``None`` when no period shorter than the grid does, or
+    some cell stays unknown."""
+    rows, cols = grid.shape
+    known = grid != unknown
+    if known.all():
+        return None
+    for size in range(2, rows + cols + 1):  # smallest period first
+        for pr in range(1, min(size, rows + 1)):
+            pc = size - pr
+            if pc > cols or (pr == rows and pc == cols):
+                continue
+            classes = (np.arange(rows)[:, None] % pr) * cols + np.arange(cols)[None] % pc
+            values = np.full(pr * cols, -1, np.int64)
+            flat_classes, flat_values = classes[known], grid[known].astype(np.int64)
+            values[flat_classes] = flat_values
+            if (values[flat_classes] != flat_values).any() or (values[classes] < 0).any():
+                continue
+            return values[classes].astype(np.int8)
+    return None
+
+
+def fall(grid: np.ndarray, bg: int, direction: str) -> np.ndarray:
+    """Every non-background cell of ``grid`` falls to the ``direction`` side (``down``,
+    ``up``, ``left``, ``right``) of its column or row, keeping its order."""
+    turned = {"down": grid, "up": grid[::-1], "right": grid.T, "left": grid.T[::-1]}[direction]
+    out = np.full_like(turned, bg)
+    for c in range(turned.shape[1]):
+        cells = turned[:, c][turned[:, c] != bg]
+        if cells.size:
+            out[-cells.size :, c] = cells
+    return {"down": out, "up": out[::-1], "right": out.T, "left": out[::-1].T}[direction]
+
+
+def split_parts(grid: np.ndarray, parts: int, axis: int) -> list[np.ndarray] | None:
+    """``grid`` cut into ``parts`` equal parts along ``axis`` (0: rows), with separator
+    lines of one colour between them when it has them, else evenly; ``None`` when neither
+    fits."""
+    length = grid.shape[axis]
+    size = (length - (parts - 1)) // parts
+    if size >= 1 and size * parts + parts - 1 == length:
+        lines = [np.take(grid, k * (size + 1) + size, axis) for k in range(parts - 1)]
+        if all((line == line.reshape(-1)[0]).all() for line in lines):
+            return [
+                np.take(grid, range(k * (size + 1), k * (size + 1) + size), axis)
+                for k in range(parts)
+            ]
+    if length % parts == 0:
+        size = length // parts
+        return [np.take(grid, range(k * size, (k + 1) * size), axis) for k in range(parts)]
+    return None
+
+
+def _parts_view(pieces: list[np.ndarray], bg: int) -> View:
+    content = np.stack([piece != bg for piece in pieces])
+    held = content.sum(0)
+    masks = {
+        "parts all content": held == len(pieces),
+        "parts any content": held > 0,
+        "parts one content": held == 1,
+        "parts no content": held == 0,
+    }
+    for k, piece in enumerate(pieces):
+        masks[f"part {k} content"] = content[k]
+        for c in range(10):
+            masks[f"part {k} colour {c}"] = piece == c
+    blank = np.full(pieces[0].shape, bg, np.int8)
+    return View(blank, np.ascontiguousarray(pieces[0], np.int8), masks, bg)
+
+
+def _ratio(big: tuple[int, int], small: tuple[int, int]) -> tuple[int, int] | None:
+    if big[0] % small[0] or big[1] % small[1]:
+        return None
+    ratio = (big[0] // small[0], big[1] // small[1])
+    return ratio if ratio != (1, 1) else None
+
+
+VIEW_TASKS: dict[str, tuple[str, ...]] = {
+    # view kind (how its names start) -> ARC-AGI-1 training tasks whose simplest program
+    # starts from a view of that kind (tests/test_language.py checks them)
+    "input": ("00d62c1b", "0ca9ddb6", "178fcbfb"),
+    "turns and mirrors": ("1b60fb0c", "c9f8e694", "ed36ccf7"),
+    "crop": ("1cf80156", "1f85a75f", "23b5c85d"),
+    "scale or tile": ("9172f3a0", "a416b8f3", "c59eb873"),
+    "sample": ("445eab21", "5614dbcf", "780d0b14"),
+    "parts": ("0520fde7", "1b2d62fb", "3428a4f5"),
+    "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
+    "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
+    "blank": ("63613498", "694f12f3", "a61f2674"),
+}
+VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its views' names
+    "input": ("input",),
+    "turns and mirrors": tuple(DIHEDRAL),
+    "crop": ("crop",),
+    "scale or tile": ("scale", "tile"),
+    "sample": ("sample",),
+    "parts": ("parts",),
+    "fall": ("fall",),
+    "repair": ("repair",),
+    "blank": ("blank",),
+}
+
+
+def task_views(problem: Problem) -> dict[str, list[View]]:
+    """The views that fit ``problem``: ``{name: one View per grid}`` (demonstration
+    inputs, then test inputs), in the order of the module docstring; a view that gives a
+    grid nothing (a crop whose box is missing) is left out."""
+    grids = [*problem.demo_inputs, *problem.test_inputs]
+    first_in, first_out = problem.demo_inputs[0].shape, problem.demo_outputs[0].shape
+    bg = background(*grids)
+    # colours in every demonstration input and no output: what a repair fills in
+    hidden = [
+        c
+        for c in range(10)
+        if all((g == c).any() for g in problem.demo_inputs)
+        and not any((g == c).any() for g in problem.demo_outputs)
+    ]
+    per_grid: list[dict[str, View]] = []
+    for grid in grids:
+        views = {"input": _plain(grid, bg)}
+        views.update({name: _plain(fn(grid), bg) for name, fn in DIHEDRAL.items()})
+        views.update(_crops(grid, bg))
+        up = _ratio(first_out, first_in)
+        if up is not None:
+            views[f"scale {up[0]} x {up[1]}"] = _plain(np.kron(grid, np.ones(up, np.int8)), bg)
+            views[f"tile {up[0]} x {up[1]}"] = _plain(np.tile(grid, up), bg)
+        down = _ratio(first_in, first_out)
+        if down is not None:
+            views[f"sample {down[0]} x {down[1]}"] = _plain(grid[:: down[0], :: down[1]], bg)
+            for axis in (0, 1):
+                if down[1 - axis] == 1:
+                    pieces = split_parts(grid, down[axis], axis)
+                    if pieces is not None:
+                        views["parts"] = _parts_view(pieces, bg)
+        for axis in (0, 1):  # separator lines: the part is smaller than an even cut
+            count = first_in[axis] // max(first_out[axis], 1)
+            if first_in[1 - axis] == first_out[1 - axis] and count >= 2 and "parts" not in views:
+                pieces = split_parts(grid, count, axis)
+                if pieces is not None:
+                    views["parts"] = _parts_view(pieces, bg)
+        for direction in ("down", "up", "left", "right"):
+            views[f"fall {direction}"] = _plain(fall(grid, bg, direction), bg)
+        for unknown in hidden:
+            repaired = repair_periodic(grid, unknown)
+            if repaired is not None:
+                views[f"repair colour {unknown}"] = _plain(repaired, bg)
+        views["blank"] = View(np.full(grid.shape, bg, np.int8), grid, {}, bg)
+        out_shapes = {out.shape for out in problem.demo_outputs}
+        if len(out_shapes) == 1:
+            (h, w) = next(iter(out_shapes))
+            views[f"blank {h} x {w}"] = View(
+                np.full((h, w), bg, np.int8), np.full((h, w), bg, np.int8), {}, bg
+            )
+        per_grid.append(views)
+    names = [name for name in per_grid[0] if all(name in views for views in per_grid)]
+    fitting = {}
+    for name in names:
+        column = [views[name] for views in per_grid]
+        if all(column[k].canvas.shape == out.shape for k, out in enumerate(problem.demo_outputs)):
+            fitting[name] = column
+    return fitting
+
+
+__all__ = [
+    "DIHEDRAL",
+    "VIEW_KINDS",
+    "VIEW_TASKS",
+    "View",
+    "fall",
+    "repair_periodic",
+    "split_parts",
+    "task_views",
+]
