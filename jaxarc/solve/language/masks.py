@@ -13,11 +13,11 @@ whose demonstrations it helps solve (``tests/test_language.py`` checks them):
 
 * ``colour``: the cells of each colour, all cells, the background, the content, the border;
 * ``objects``: unions of objects (see :mod:`jaxarc.solve.language.objects`) picked by a
-  property: largest, smallest, of size 1, 2 or 3, touching the border or not, with or
-  without holes, of a shape that occurs once or more than once, of the colour that occurs
-  in most or fewest objects;
+  property: largest, second largest, smallest, of size 1, 2 or 3, touching the border or
+  not, with or without holes, of a shape or size that occurs once or more than once, of the
+  colour that occurs in most or fewest objects, touching a colour;
 * ``object_boxes``: the bounding boxes of those unions' objects, and the background cells
-  inside them;
+  inside them; the inside of the box of each colour;
 * ``holes``: background cells no path of background cells joins to the border, in all and
   per enclosing colour (cells walled in by that colour alone);
 * ``lines``: cells between two cells of one colour in a row, a column or a diagonal, and
@@ -26,7 +26,8 @@ whose demonstrations it helps solve (``tests/test_language.py`` checks them):
   border;
 * ``neighbours``: background cells beside (4 around), around (8) or diagonal to a colour;
 * ``mirror``: cells whose mirror image (left-right, top-bottom, both, the transpose) has a
-  colour, so that painting them completes a symmetric picture.
+  colour, so that painting them completes a symmetric picture; mirrored in the whole grid
+  or in the box of its content (a picture off the grid's centre).
 
 The background is the task's most frequent input colour
 (:func:`~jaxarc.solve.language.objects.background`).
@@ -92,12 +93,24 @@ def object_picks(objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
         yield "rarest colour", coloured & (per_object == per_object[coloured].min())
     size_counts = np.bincount(sizes)[sizes]
     yield "unique size", size_counts == 1
+    distinct = np.unique(sizes)
+    if distinct.size >= 2:
+        yield "second largest", sizes == distinct[-2]
 
 
 def object_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     for kind, objects in grid_objects(grid, bg).items():
         for name, chosen in object_picks(objects):
             yield f"{kind} {name}", objects.union(chosen)
+        if objects.count == 0:
+            continue
+        for c in COLOURS:
+            if c == bg or not (grid == c).any():
+                continue
+            near = ndimage.binary_dilation(grid == c, EIGHT) & (grid != c) & (objects.labels >= 0)
+            touching = np.zeros(objects.count, bool)
+            touching[np.unique(objects.labels[near])] = True
+            yield f"{kind} touching colour {c}", objects.union(touching)
 
 
 def object_part_masks(grid: np.ndarray, bg: int) -> NamedMasks:
@@ -117,6 +130,13 @@ def object_part_masks(grid: np.ndarray, bg: int) -> NamedMasks:
 
 
 def object_box_masks(grid: np.ndarray, bg: int) -> NamedMasks:
+    for c in COLOURS:
+        found = np.argwhere(grid == c)
+        inside = np.zeros(grid.shape, bool)
+        if found.size and c != bg:
+            (r1, c1), (r2, c2) = found.min(0), found.max(0)
+            inside[r1 + 1 : r2, c1 + 1 : c2] = True
+        yield f"inside box of colour {c}", inside & (grid != c)
     for kind, objects in grid_objects(grid, bg).items():
         for name, chosen in object_picks(objects):
             boxes = objects.boxes_union(chosen)
@@ -127,7 +147,7 @@ def object_box_masks(grid: np.ndarray, bg: int) -> NamedMasks:
 def hole_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     yield "holes", enclosed_cells(grid == bg)
     for c in COLOURS:
-        if c != bg:
+        if c != bg and (grid == c).any():
             yield f"holes in colour {c}", enclosed_cells(grid != c) & (grid == bg)
 
 
@@ -141,20 +161,39 @@ def _between(cells: np.ndarray) -> np.ndarray:
     return (index[None] > first[:, None]) & (index[None] < last[:, None])
 
 
-def _diagonals(cells: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """``fn`` applied to every diagonal (top-left to bottom-right) of ``cells`` as a row."""
+def _skew(cells: np.ndarray) -> np.ndarray:
+    """``[H, W + H - 1]``: row ``r`` shifted right by ``H - 1 - r``, so that each diagonal
+    (top-left to bottom-right) of ``cells`` is one column (the rest ``False``)."""
     rows, cols = cells.shape
-    out = np.zeros_like(cells)
-    for offset in range(-rows + 1, cols):
-        r = np.arange(max(0, -offset), min(rows, cols - offset))
-        out[r, r + offset] = fn(cells[r, r + offset][None])[0]
-    return out
+    skewed = np.zeros((rows, cols + rows - 1), bool)
+    r, c = np.indices(cells.shape)
+    skewed[r, c - r + rows - 1] = cells
+    return skewed
+
+
+def _unskew(skewed: np.ndarray, cols: int) -> np.ndarray:
+    rows = skewed.shape[0]
+    r, c = np.indices((rows, cols))
+    return skewed[r, c - r + rows - 1]
+
+
+def _diagonals(cells: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``fn`` (which works on each row) applied to every diagonal (top-left to
+    bottom-right) of ``cells``."""
+    return _unskew(fn(_skew(cells).T).T, cells.shape[1])
 
 
 def line_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     free = grid == bg
     for c in COLOURS:
         cells = grid == c
+        if not cells.any():
+            for name in ("row between", "column between", "diagonal between"):
+                yield f"{name} colour {c}", cells
+            yield f"antidiagonal between colour {c}", cells
+            yield f"rows of colour {c}", cells
+            yield f"columns of colour {c}", cells
+            continue
         yield f"row between colour {c}", _between(cells) & free
         yield f"column between colour {c}", _between(cells.T).T & free
         yield f"diagonal between colour {c}", _diagonals(cells, _between) & free
@@ -166,27 +205,50 @@ def line_masks(grid: np.ndarray, bg: int) -> NamedMasks:
         yield f"columns of colour {c}", np.broadcast_to(cells.any(0)[None], cells.shape).copy()
 
 
-def _ray(cells: np.ndarray, dr: int, dc: int, through: np.ndarray | None = None) -> np.ndarray:
-    """The cells reached from a set cell by steps of ``(dr, dc)``, the start excluded; with
-    ``through``, only across ``through`` cells (the ray stops at the first other cell)."""
+def _down(cells: np.ndarray, through: np.ndarray | None) -> np.ndarray:
+    """The cells below a set cell of their column (the start excluded); with ``through``,
+    only across ``through`` cells (the ray stops at the first other cell)."""
+    if through is None:
+        below = np.zeros_like(cells)
+        below[1:] = np.logical_or.accumulate(cells, axis=0)[:-1]
+        return below
     out = np.zeros_like(cells)
-    front = cells
-    for _ in range(max(cells.shape)):
-        front = np.roll(front, (dr, dc), (0, 1))
-        if dr > 0:
-            front[:dr] = False
-        if dr < 0:
-            front[dr:] = False
-        if dc > 0:
-            front[:, :dc] = False
-        if dc < 0:
-            front[:, dc:] = False
-        if through is not None:
-            front &= through
-        if not front.any():
-            break
-        out |= front
+    carry = np.zeros(cells.shape[1], bool)
+    for r in range(1, cells.shape[0]):
+        carry = (carry | cells[r - 1]) & through[r]
+        out[r] = carry
     return out
+
+
+def _ray(cells: np.ndarray, direction: str, through: np.ndarray | None = None) -> np.ndarray:
+    """The cells reached from a set cell of ``cells`` going ``direction`` (a key of
+    :data:`DIRECTIONS`), the start excluded; with ``through``, only across ``through`` cells."""
+    vertical, _, horizontal = direction.partition("-")
+    if not horizontal and vertical in ("left", "right"):
+        turned = _ray(cells.T, "down" if vertical == "right" else "up", _t(through))
+        return turned.T
+    if vertical == "up":
+        flipped = _ray(cells[::-1], direction.replace("up", "down"), _flip(through))
+        return flipped[::-1]
+    if horizontal == "left":
+        mirrored = _ray(cells[:, ::-1], "down-right", _mirror(through))
+        return mirrored[:, ::-1]
+    if horizontal == "right":  # down-right: down the columns of the skewed grid
+        skewed_through = None if through is None else _skew(through)
+        return _unskew(_down(_skew(cells), skewed_through), cells.shape[1])
+    return _down(cells, through)
+
+
+def _t(x):
+    return None if x is None else x.T
+
+
+def _flip(x):
+    return None if x is None else x[::-1]
+
+
+def _mirror(x):
+    return None if x is None else x[:, ::-1]
 
 
 DIRECTIONS = {
@@ -205,15 +267,21 @@ def ray_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     free = grid == bg
     for c in COLOURS:
         cells = grid == c
-        for direction, (dr, dc) in DIRECTIONS.items():
-            yield f"ray {direction} from colour {c}", _ray(cells, dr, dc)
-            yield f"free ray {direction} from colour {c}", _ray(cells, dr, dc, free)
+        for direction in DIRECTIONS:
+            if not cells.any():
+                yield f"ray {direction} from colour {c}", cells
+                yield f"free ray {direction} from colour {c}", cells
+                continue
+            yield f"ray {direction} from colour {c}", _ray(cells, direction)
+            yield f"free ray {direction} from colour {c}", _ray(cells, direction, free)
 
 
 def neighbour_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     free = grid == bg
     for c in COLOURS:
         cells = grid == c
+        if not cells.any():
+            continue
         beside = ndimage.binary_dilation(cells, FOUR) & free
         around = ndimage.binary_dilation(cells, EIGHT) & free
         yield f"beside colour {c}", beside
@@ -231,13 +299,21 @@ MIRRORS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 
 def mirror_masks(grid: np.ndarray, bg: int) -> NamedMasks:
+    content = np.argwhere(grid != bg)
+    (r1, c1), (r2, c2) = (content.min(0), content.max(0)) if content.size else ((0, 0), (0, 0))
+    box = grid[r1 : r2 + 1, c1 : c2 + 1]
     for name, mirror in MIRRORS.items():
         image = mirror(grid)
+        boxed = mirror(box)
         for c in COLOURS:
             yield (
                 f"mirror {name} colour {c}",
                 (image == c if image.shape == grid.shape else np.zeros(grid.shape, bool)),
             )
+            in_box = np.zeros(grid.shape, bool)
+            if boxed.shape == box.shape:
+                in_box[r1 : r2 + 1, c1 : c2 + 1] = boxed == c
+            yield f"box mirror {name} colour {c}", in_box
 
 
 def colour_template(name: str) -> tuple[str | None, int]:

@@ -109,7 +109,9 @@ def _components(grid: np.ndarray, bg: int, *, single: bool, eight: bool) -> Obje
         colours[k] = int(values[0]) if values.size == 1 else -1
         boxes[k] = (r.start, c.start, r.stop - 1, c.stop - 1)
         touches[k] = r.start == 0 or c.start == 0 or r.stop == rows or c.stop == cols
-        holes[k] = bool(enclosed(~np.pad(cells, 1)).any())
+        # a component encloses a cell only if it spans 3 x 3 and has 4 cells or more
+        if cells.shape[0] >= 3 and cells.shape[1] >= 3 and sizes[k] >= 4:
+            holes[k] = bool(enclosed(~np.pad(cells, 1)).any())
         key = np.asarray(cells.shape, np.int32).tobytes() + np.packbits(cells).tobytes()
         shape_ids[k] = shape_keys.setdefault(key, len(shape_keys))
     return Objects(labels, sizes, colours, touches, holes, shape_ids, boxes)

@@ -161,15 +161,32 @@ class _Tables:
         self.defined = np.all([c >= 0 for c in colours], axis=0)  # [Q]
         self.background = views[0].background
         self.used = self.cells.any(1)
+        self.cells_f = self.cells.astype(np.float32)
+        grid_rules = list(range(10, len(COLOUR_RULES)))
+        self.checks = np.concatenate(  # [N, K]: a write of each colour would be wrong here
+            [
+                self.out[:, None] != np.arange(10)[None],
+                (self.out != self.source)[:, None],
+                self.out[:, None] != self.colour_of_cell[:, grid_rules],
+            ],
+            axis=1,
+        ).astype(np.float32)
+        self.wrong_counts = self.cells_f @ self.checks  # [R, K]
         self.templates: dict[str, list[tuple[int, int]]] = {}
         for name, k in self.index.items():
             template, colour = colour_template(name)
             if template is not None:
                 self.templates.setdefault(template, []).append((colour, k))
 
-    def _bad_rows(self, bad: np.ndarray) -> np.ndarray:
-        """``[R]``: the rules that choose a cell of ``bad`` ``[N]``."""
-        return (self.cells[:, bad]).any(1)
+    def _bad_rows(self, later: np.ndarray) -> np.ndarray:
+        """``[R, 11 + grid rules]``: whether each rule chooses a cell outside ``later``
+        where writing colour 0-9, the source's colour, or each grid rule's colour would be
+        wrong. The counts over all cells are one matrix product, made once; the cells of
+        ``later`` are taken off them."""
+        counts = self.wrong_counts
+        if later.any():
+            counts = counts - self.cells_f[:, later] @ self.checks[later]
+        return counts > 0.5
 
     def safe_paints(self, later: np.ndarray) -> tuple[list[Paint], np.ndarray]:
         """The paints that write no wrong colour outside ``later`` (cells a later paint
@@ -182,7 +199,8 @@ class _Tables:
         if colour_map:
             paints.append(Paint("map", "colour map", " ".join(f"{a}>{b}" for a, b in colour_map)))
             rows.append(np.isin(self.source, [a for a, _ in colour_map]))
-        bad_for = [self._bad_rows(free & (self.out != c)) for c in range(10)]  # [10][R]
+        bad = self._bad_rows(later)  # [R, 10 + 1 + grid rules]
+        bad_for = bad[:, :10].T  # [10, R]
         for template, members in self.templates.items():
             for kind in ("self fg", "self"):
                 used = [
@@ -194,7 +212,7 @@ class _Tables:
                 if written.any():
                     paints.append(Paint(kind, template))
                     rows.append(written)
-        copy_bad = self._bad_rows(free & (self.out != self.source))
+        copy_bad = bad[:, 10]
         for k in np.flatnonzero(self.used & ~copy_bad):
             paints.append(Paint("copy", self.names[k]))
             rows.append(self.cells[k])
@@ -203,7 +221,7 @@ class _Tables:
             if q < 10:
                 safe[:, q] = ~bad_for[q]
             else:
-                safe[:, q] = ~self._bad_rows(free & (self.out != self.colour_of_cell[:, q]))
+                safe[:, q] = ~bad[:, 11 + q - 10]
         safe &= self.used[:, None]
         for k in np.flatnonzero(safe.any(1)):
             q = int(np.flatnonzero(safe[k])[0])
