@@ -22,7 +22,7 @@ COLOUR_RULES: tuple[str, ...] = (*CONSTANT_RULES, *GRID_RULES)
 GRID_RULE_TASKS: dict[str, tuple[str, ...]] = {
     # rule -> ARC-AGI-1 training tasks whose simplest program fills with its colour
     "most frequent content": ("2204b7a8", "445eab21", "5582e5ca"),
-    "least frequent content": ("776ffc46", "b94a9452", "fcb5c309"),
+    "least frequent content": ("776ffc46", "85c4e7cd", "fcb5c309"),
 }
 
 

@@ -350,7 +350,7 @@ FAMILY_TASKS: dict[str, tuple[str, ...]] = {
     "lines": ("1f876c06", "22168020", "253bf280"),
     "mirror": ("3c9b0459", "496994bd", "6150a2bd"),
     "object_boxes": ("3aa6fb7a", "60b61512", "6d75e8bb"),
-    "rays": ("3618c87e", "623ea044", "d037b0a7"),
+    "rays": ("623ea044", "d037b0a7", "ea786f4a"),
 }
 
 
