@@ -95,7 +95,7 @@ def test_commands_are_found_in_code_blocks_and_inline_code() -> None:
 @pytest.mark.parametrize(
     ("command", "refusal"),
     [
-        ("jaxarc solve --source S --depth 3 --out s.json", "--depth applies to"),
+        ("jaxarc solve --source S --prior none --depth 3 --out s.json", "--depth applies to"),
         ("jaxarc solve --method search --prior none", "--prior applies to"),
         ("jaxarc solve --method test-time-rl", "needs --checkpoint"),
         (

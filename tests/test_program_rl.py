@@ -16,7 +16,7 @@ import pytest
 
 from jaxarc.cli.main import main
 from jaxarc.grid import operation_ids as ops
-from jaxarc.solve.attempts import first_two_distinct
+from jaxarc.solve.attempts import pick_attempts
 from jaxarc.solve.candidates import WHOLE
 from jaxarc.solve.prior_store import PRIOR_FILE, PRIOR_INFO, load_prior, save_prior
 from jaxarc.solve.problem import Problem
@@ -231,13 +231,16 @@ def test_restarts_vote_for_the_test_prediction_most_of_them_solve_the_demonstrat
     a, b, c = ([np.full((2, 2), k, np.int8)] for k in (1, 2, 3))
     # greedy and best of three restarts: B solves in restarts 1 and 2, A only in restart 0
     played = [(True, a), (False, c), (True, b), (True, b), (False, c), (True, b)]
-    ranked = _ranked_predictions(played, flip)
+    ranked, flags = _ranked_predictions(played, flip)
     assert [int(p[0][0, 0]) for p in ranked[:4]] == [2, 2, 2, 1]
-    assert [int(g[0, 0]) for g in first_two_distinct(ranked)[0]] == [2, 1]
-    # no solving program: the order played, then the test input
+    attempts, from_solutions = pick_attempts(ranked, flags)
+    assert [int(g[0, 0]) for g in attempts[0]] == [2, 1] and from_solutions == [True, True]
+    # no solving program: the order played, then the test input; no attempt from a solution
     unsolved = [(False, c), (False, a)]
-    assert [int(p[0][0, 0]) for p in _ranked_predictions(unsolved, flip)[:2]] == [3, 1]
-    assert np.array_equal(_ranked_predictions(unsolved, flip)[-1][0], flip.test_inputs[0])
+    ranked, flags = _ranked_predictions(unsolved, flip)
+    assert [int(p[0][0, 0]) for p in ranked[:2]] == [3, 1]
+    assert np.array_equal(ranked[-1][0], flip.test_inputs[0])
+    assert pick_attempts(ranked, flags)[1] == [False, False]
 
 
 def test_program_rl_settings_refuse_nonsense() -> None:

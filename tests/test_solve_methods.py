@@ -1,5 +1,6 @@
 """The method interface behind ``jaxarc solve`` (``jaxarc.solve.method``): every method is
-one small class with a typed config; the default is program-rl from the shipped prior; the
+one small class with a typed config; the default is the search (with the content language),
+program-rl learns from the shipped prior; the
 search and the program learner pad tasks by one rule (``jaxarc.solve.canvas``)."""
 
 from __future__ import annotations
@@ -86,8 +87,8 @@ def test_a_method_gives_two_attempts_per_test_input_and_a_record() -> None:
     assert again[0] == again[1]  # task k draws from (seed, k), whatever ran before
 
 
-@pytest.mark.slow  # learns one small task with the shipped prior (~20 s)
-def test_jaxarc_solve_without_a_method_learns_programs_from_the_shipped_prior(
+@pytest.mark.slow  # searches, then learns one small task with the shipped prior (~30 s)
+def test_jaxarc_solve_searches_by_default_and_program_rl_learns_from_the_shipped_prior(
     tmp_path: Path, capsys
 ) -> None:
     task = _flip("flip", 3)
@@ -100,9 +101,17 @@ def test_jaxarc_solve_without_a_method_learns_programs_from_the_shipped_prior(
     }
     (tmp_path / "tasks").mkdir()
     (tmp_path / "tasks" / "flip.json").write_text(json.dumps(body))
-    out = tmp_path / "s.json"
     argv = ["solve", "--no-compile-cache", "--source", str(tmp_path / "tasks")]
-    code = main([*argv, "--budget", "4096", "--out", str(out)])
+    searched = tmp_path / "searched.json"
+    code = main([*argv, "--out", str(searched)])
+    stdout = capsys.readouterr().out
+    assert code == 0 and "1 tasks, search depth 2" in stdout and "solved 1 of 1" in stdout
+    assert "1 by programs that solve every demonstration" in stdout, stdout
+    report = json.loads(searched.with_suffix(".report.json").read_text())
+    assert report["method"] == "search" and report["solved_tasks_by_solutions"] == 1
+    assert report["tasks"]["flip"]["attempts_from_solutions"][0] is True
+    out = tmp_path / "s.json"
+    code = main([*argv, "--method", "program-rl", "--budget", "4096", "--out", str(out)])
     stdout = capsys.readouterr().out
     assert code == 0 and "1 tasks, program-rl" in stdout and "solved 1 of 1" in stdout, stdout
     report = json.loads(out.with_suffix(".report.json").read_text())

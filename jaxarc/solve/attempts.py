@@ -41,10 +41,35 @@ def describe_sequence(sequence: np.ndarray, problem: Problem | None = None) -> l
 def first_two_distinct(options: list[list[np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per test input, the attempts of the first two options (whole-task predictions) that
     differ; the first twice when all agree."""
+    return pick_attempts(options, [False] * len(options))[0]
+
+
+def pick_attempts(
+    options: list[list[np.ndarray]], from_solutions: list[bool]
+) -> tuple[TaskAttempts, list[bool]]:
+    """:func:`first_two_distinct`, and for each of the two attempts whether its option came
+    from a program that solves every demonstration (``from_solutions``: one flag per
+    option)."""
     first = options[0]
 
     def differs(other: list[np.ndarray]) -> bool:
         return any(not np.array_equal(a, b) for a, b in zip(first, other, strict=True))
 
-    second = next((o for o in options[1:] if differs(o)), first)
-    return list(zip(first, second, strict=True))
+    second = next((k for k in range(1, len(options)) if differs(options[k])), 0)
+    attempts = list(zip(first, options[second], strict=True))
+    return attempts, [bool(from_solutions[0]), bool(from_solutions[second])]
+
+
+def solved_by_solutions(scored_tasks: dict[str, dict], records: dict[str, dict]) -> list[str]:
+    """The scored tasks whose every test input has a right attempt that came from a program
+    solving every demonstration (``records[task]["attempts_from_solutions"]``; a method
+    that does not record it counts none)."""
+    solved = []
+    for task_id, scored in scored_tasks.items():
+        flags = records.get(task_id, {}).get("attempts_from_solutions")
+        inputs = scored.get("test_inputs", [])
+        if flags is None or not inputs:
+            continue
+        if all(any(r and f for r, f in zip(i["attempts"], flags, strict=True)) for i in inputs):
+            solved.append(task_id)
+    return solved

@@ -6,9 +6,11 @@ building it reads and checks everything it needs (a prior, a checkpoint), so a b
 fails before the first task. :meth:`SolveMethod.solve_all` runs it over a list of problems
 (one at a time by default; a method that batches tasks overrides it). The methods:
 
-* ``program-rl`` (:mod:`jaxarc.solve.program_rl_method`, the default): a program policy
-  learned per task by GRPO, from a prior over programs shipped with the package;
-* ``search`` (:mod:`jaxarc.solve.search_method`): breadth-first search over action sequences;
+* ``search`` (:mod:`jaxarc.solve.search_method`, the default): breadth-first search over
+  action sequences, tilings, then the programs of the content language
+  (:mod:`jaxarc.solve.language`);
+* ``program-rl`` (:mod:`jaxarc.solve.program_rl_method`): a program policy learned per task
+  by GRPO, from a prior over programs shipped with the package;
 * experimental, kept for comparison: ``random`` (:mod:`jaxarc.solve.search_method`),
   ``policy`` and ``test-time-rl`` (:mod:`jaxarc.solve.policy_methods`).
 """

@@ -47,7 +47,7 @@ from jaxarc.envs.structured_actions import BboxAction
 from jaxarc.envs.transition import apply_action, effective_operation
 from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.operations import GridState
-from jaxarc.solve.attempts import describe_sequence, first_two_distinct
+from jaxarc.solve.attempts import describe_sequence, pick_attempts
 from jaxarc.solve.candidates import candidate_actions
 from jaxarc.solve.canvas import bucket, canvas_side
 from jaxarc.solve.problem import Problem
@@ -499,11 +499,12 @@ def _program_rows(program: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 def _ranked_predictions(
     played: list[tuple[bool, list[np.ndarray]]], problem: Problem
-) -> list[list[np.ndarray]]:
+) -> tuple[list[list[np.ndarray]], list[bool]]:
     """The test predictions of the played programs (greedy, best, per restart) in the order
     the attempts take them: those of programs that solve every demonstration, the one most
     restarts agree on first (a vote; ties in the order played), then every program's in the
-    order played, then the test inputs themselves."""
+    order played, then the test inputs themselves; and for each, whether its program solves
+    every demonstration."""
     solving = [tests for solves, tests in played if solves]
 
     def votes(tests: list[np.ndarray]) -> int:
@@ -515,7 +516,9 @@ def _ranked_predictions(
         return len(restarts)
 
     solving = sorted(solving, key=votes, reverse=True)  # (a stable sort)
-    return [*solving, *(tests for _, tests in played), list(problem.test_inputs)]
+    options = [*solving, *(tests for _, tests in played), list(problem.test_inputs)]
+    flags = [True] * len(solving) + [solves for solves, _ in played] + [False]
+    return options, flags
 
 
 def program_rl_attempts(
@@ -538,7 +541,7 @@ def program_rl_attempts(
         best = _program_rows(np.asarray(learned.best_program), table)
         runs.append((learned, greedy, best))
         played += [replay_on_task(problem, greedy), replay_on_task(problem, best)]
-    attempts = first_two_distinct(_ranked_predictions(played, problem))
+    attempts, from_solutions = pick_attempts(*_ranked_predictions(played, problem))
     top = max(range(len(runs)), key=lambda r: float(runs[r][0].best_reward))  # (first of ties)
     learned, greedy, best = runs[top]
     (greedy_solves, _), (best_solves, _) = played[2 * top], played[2 * top + 1]
@@ -558,6 +561,7 @@ def program_rl_attempts(
             any(solves for solves, _ in played[2 * r : 2 * r + 2]) for r in range(len(runs))
         ),
         "seconds": round(time.perf_counter() - start, 3),
+        "attempts_from_solutions": from_solutions,
     }
     return attempts, info
 

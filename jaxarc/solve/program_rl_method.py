@@ -1,4 +1,4 @@
-"""``jaxarc solve``'s default method, ``program-rl``: each task's program policy learned by
+"""``jaxarc solve --method program-rl``: each task's program policy learned by
 GRPO from its demonstrations (:mod:`jaxarc.solve.program_rl`), starting from a prior over
 programs (:mod:`jaxarc.solve.program_prior`).
 

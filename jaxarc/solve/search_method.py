@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from jaxarc.solve.attempts import TaskAttempts, describe_sequence, first_two_distinct
+from jaxarc.solve.attempts import TaskAttempts, describe_sequence, pick_attempts
 from jaxarc.solve.candidates import candidate_actions
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.method import Budget, MethodError, SolveMethod
@@ -85,7 +85,9 @@ def search_attempts(
         verified.append(solution.program.describe())
         options.append(solution.predictions)
     _, partial = replay_on_task(problem, result.best_partial)
+    solving = [True] * len(options)
     options += [partial, list(problem.test_inputs)]
+    attempts, from_solutions = pick_attempts(options, solving + [False, False])
     info = {
         "solutions": verified,
         "best_partial": describe_sequence(result.best_partial, problem),
@@ -94,8 +96,9 @@ def search_attempts(
         "nodes": result.nodes,
         "complete": result.complete,
         "seconds": round(result.seconds, 3),
+        "attempts_from_solutions": from_solutions,
     }
-    return first_two_distinct(options), info
+    return attempts, info
 
 
 def _same_grids(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
