@@ -50,13 +50,15 @@ class Paint:
     kind: str
     mask: str
     colour: str = ""
+    within: int = -1  # fill and self: only on the source's cells of this colour (-1: all)
 
     def describe(self) -> str:
+        mask = self.mask if self.within < 0 else f"{self.mask} & colour {self.within}"
         if self.kind == "fill":
-            return f"FILL({self.mask}, {self.colour})"
+            return f"FILL({mask}, {self.colour})"
         if self.kind == "map":
             return f"MAP({self.colour})"
-        return f"{self.kind.upper()}({self.mask})"
+        return f"{self.kind.upper()}({mask})"
 
 
 def view_masks(view: View, families: tuple[str, ...] = FAMILY_NAMES) -> dict[str, np.ndarray]:
@@ -72,9 +74,10 @@ def paint_cells(
     ``colours``: the grid's :func:`~jaxarc.solve.language.colours.grid_colours`."""
     masks = view_masks(view) if masks is None else masks
     empty = np.zeros(view.canvas.shape, bool)
+    within = view.source == paint.within if paint.within >= 0 else np.ones_like(empty)
     if paint.kind == "fill":
         colour = int(colours[COLOUR_RULES.index(paint.colour)])
-        mask = masks.get(paint.mask, empty)
+        mask = masks.get(paint.mask, empty) & within
         return [(colour, mask)] if colour >= 0 and mask.any() else []
     if paint.kind == "copy":
         mask = masks.get(paint.mask, empty)
@@ -90,7 +93,7 @@ def paint_cells(
     for c in range(10):
         if paint.kind == "self fg" and c == bg:
             continue
-        mask = masks.get(paint.mask.format(c=c), empty)
+        mask = masks.get(paint.mask.format(c=c), empty) & within
         if mask.any():
             found.append((c, mask))
     return found
@@ -120,7 +123,7 @@ def find_cover(
     remaining = tables.wrong.copy()
     chosen: list[Paint] = []
     while remaining.any() and len(chosen) < MAX_PAINTS:
-        paints, writes = tables.safe_paints(later)
+        paints, writes = tables.safe_paints(later, remaining)
         keep = [k for k, paint in enumerate(paints) if paint not in banned]
         if not keep:
             return None
@@ -188,48 +191,77 @@ class _Tables:
             counts = counts - self.cells_f[:, later] @ self.checks[later]
         return counts > 0.5
 
-    def safe_paints(self, later: np.ndarray) -> tuple[list[Paint], np.ndarray]:
+    def safe_paints(
+        self, later: np.ndarray, remaining: np.ndarray
+    ) -> tuple[list[Paint], np.ndarray]:
         """The paints that write no wrong colour outside ``later`` (cells a later paint
-        writes again) and the cells each writes ``[P, N]``: the map, then self paints,
-        copies, fills (constant colours before the grid's)."""
+        writes again) and fix at least one ``remaining`` cell, and the cells each writes
+        ``[P, N]``: the map, then self paints, copies, fills (constant colours before the
+        grid's), then fills and self paints kept to the cells of one colour."""
         free = ~later
         paints: list[Paint] = []
         rows: list[np.ndarray] = []
+
+        def add(paint: Paint, written: np.ndarray) -> None:
+            if (written & remaining).any():
+                paints.append(paint)
+                rows.append(written)
+
         colour_map = self._colour_map(free)
         if colour_map:
-            paints.append(Paint("map", "colour map", " ".join(f"{a}>{b}" for a, b in colour_map)))
-            rows.append(np.isin(self.source, [a for a, _ in colour_map]))
+            written = np.isin(self.source, [a for a, _ in colour_map])
+            add(Paint("map", "colour map", " ".join(f"{a}>{b}" for a, b in colour_map)), written)
         bad = self._bad_rows(later)  # [R, 10 + 1 + grid rules]
-        bad_for = bad[:, :10].T  # [10, R]
+        gains = self.cells_f @ remaining.astype(np.float32)  # [R]
+        useful = gains > 0.5
+        self._self_paints(bad, np.ones_like(free), -1, add)
+        for k in np.flatnonzero(useful & ~bad[:, 10]):
+            add(Paint("copy", self.names[k]), self.cells[k])
+        safe = self._safe_fills(bad) & useful[:, None]
+        for k in np.flatnonzero(safe.any(1)):
+            q = int(np.flatnonzero(safe[k])[0])
+            paints.append(Paint("fill", self.names[k], COLOUR_RULES[q]))
+            rows.append(self.cells[k])
+        for colour in np.unique(self.source):  # kept to the source's cells of one colour
+            inside = self.source == colour
+            part = remaining & inside
+            if not part.any():
+                continue
+            gains_here = self.cells_f[:, part].sum(1)
+            useful_here = (gains_here > 0.5) & (gains > gains_here + 0.5)
+            if not useful_here.any():
+                continue
+            checked = inside & free  # the cells a paint kept to this colour writes for good
+            bad_here = (self.cells_f[:, checked] @ self.checks[checked]) > 0.5
+            self._self_paints(bad_here, inside, int(colour), add)
+            safe = self._safe_fills(bad_here) & useful_here[:, None]
+            for k in np.flatnonzero(safe.any(1)):
+                q = int(np.flatnonzero(safe[k])[0])
+                paints.append(Paint("fill", self.names[k], COLOUR_RULES[q], int(colour)))
+                rows.append(self.cells[k] & inside)
+        if not paints:
+            return [], np.zeros((0, self.out.size), bool)
+        return paints, np.stack(rows)
+
+    def _safe_fills(self, bad: np.ndarray) -> np.ndarray:
+        """``[R, Q]``: fills that write no wrong cell by ``bad`` and whose colour every
+        demonstration defines."""
+        safe = np.zeros((len(self.names), len(COLOUR_RULES)), bool)
+        for q in np.flatnonzero(self.defined):
+            safe[:, q] = ~bad[:, q] if q < 10 else ~bad[:, 11 + q - 10]
+        return safe & self.used[:, None]
+
+    def _self_paints(self, bad: np.ndarray, inside: np.ndarray, within: int, add) -> None:
+        """Each safe self paint (``self fg`` and ``self``), kept to the ``inside`` cells."""
         for template, members in self.templates.items():
             for kind in ("self fg", "self"):
                 used = [
                     (c, k) for c, k in members if not (kind == "self fg" and c == self.background)
                 ]
-                if not used or any(bad_for[c][k] for c, k in used):
+                if not used or any(bad[k, c] for c, k in used):
                     continue
-                written = np.any([self.cells[k] for _, k in used], axis=0)
-                if written.any():
-                    paints.append(Paint(kind, template))
-                    rows.append(written)
-        copy_bad = bad[:, 10]
-        for k in np.flatnonzero(self.used & ~copy_bad):
-            paints.append(Paint("copy", self.names[k]))
-            rows.append(self.cells[k])
-        safe = np.zeros((len(self.names), len(COLOUR_RULES)), bool)
-        for q in np.flatnonzero(self.defined):
-            if q < 10:
-                safe[:, q] = ~bad_for[q]
-            else:
-                safe[:, q] = ~bad[:, 11 + q - 10]
-        safe &= self.used[:, None]
-        for k in np.flatnonzero(safe.any(1)):
-            q = int(np.flatnonzero(safe[k])[0])
-            paints.append(Paint("fill", self.names[k], COLOUR_RULES[q]))
-            rows.append(self.cells[k])
-        if not paints:
-            return [], np.zeros((0, self.out.size), bool)
-        return paints, np.stack(rows)
+                written = np.any([self.cells[k] for _, k in used], axis=0) & inside
+                add(Paint(kind, template, within=within), written)
 
     def _colour_map(self, free: np.ndarray) -> list[tuple[int, int]]:
         """``[(a, b), ...]``: the colours ``a`` whose every source cell outside a later
