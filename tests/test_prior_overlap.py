@@ -179,9 +179,10 @@ def test_solve_names_the_tasks_the_prior_was_pretrained_on_and_scores_only_the_o
     assert "no unseen task with known test outputs: not scored" in printed
 
 
-def _content(task: Problem) -> tuple[frozenset[bytes], frozenset[bytes]]:
-    """A task's demonstration pairs and test inputs as sets of grid bytes (shape, cells): a
-    second way to say two tasks are the same, apart from the hash."""
+def _content(task: Problem) -> tuple[int, int, frozenset[bytes], frozenset[bytes]]:
+    """A task's numbers of pairs and test inputs, and its demonstration pairs and test inputs
+    as sets of grid bytes (shape, cells): a second way to say two tasks are the same, apart
+    from the hash."""
 
     def grid(g: np.ndarray) -> bytes:
         return bytes(g.shape) + g.tobytes()
@@ -189,7 +190,7 @@ def _content(task: Problem) -> tuple[frozenset[bytes], frozenset[bytes]]:
     pairs = frozenset(
         grid(a) + grid(b) for a, b in zip(task.demo_inputs, task.demo_outputs, strict=True)
     )
-    return pairs, frozenset(grid(g) for g in task.test_inputs)
+    return task.num_demos, task.num_tests, pairs, frozenset(grid(g) for g in task.test_inputs)
 
 
 def _listed_alike(a: Problem, b: Problem) -> bool:
