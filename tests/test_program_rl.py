@@ -19,7 +19,7 @@ from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.attempts import pick_attempts
 from jaxarc.solve.candidates import WHOLE
 from jaxarc.solve.prior_store import PRIOR_FILE, PRIOR_INFO, load_prior, save_prior
-from jaxarc.solve.problem import Problem
+from jaxarc.solve.problem import Problem, problems_from_bank, task_content_hash
 from jaxarc.solve.program_prior import PriorConfig, PriorError, initial_prior, train_prior
 from jaxarc.solve.program_rl import (
     BOX_CLASSES,
@@ -310,12 +310,14 @@ def test_a_saved_prior_loads_as_it_was_and_a_broken_one_is_named(tmp_path: Path)
 def test_the_shipped_prior_is_the_stored_one_and_saw_only_training_tasks_outside_tuning() -> None:
     """``jaxarc solve``'s default prior (package data) is byte for byte the stored
     ``program_prior_frontier`` the scores come from; it loads with the default learner and
-    was pretrained on ARC-AGI-1 training tasks 100-399 only. The older stored prior does not
-    record every learner setting, so it is refused rather than run with today's defaults."""
+    was pretrained on ARC-AGI-1 training tasks 100-399 only, whose content hashes it records.
+    The older stored prior does not record every learner setting, so it is refused rather
+    than run with today's defaults."""
     from jaxarc.data import load_bank
     from jaxarc.solve.program_rl_method import DEFAULT_PRIOR_DIR
 
-    training = list(load_bank("arc-agi-1/training").task_ids)
+    bank = load_bank("arc-agi-1/training")
+    training = list(bank.task_ids)
     stored = STORED_PRIORS / "program_prior_frontier"
     for name in (PRIOR_FILE, PRIOR_INFO):
         assert (DEFAULT_PRIOR_DIR / name).read_bytes() == (stored / name).read_bytes()
@@ -325,6 +327,9 @@ def test_the_shipped_prior_is_the_stored_one_and_saw_only_training_tasks_outside
         meta = json.loads((run_dir / PRIOR_INFO).read_text())
         assert meta["source"] == "arc-agi-1/training[100:400]"
         assert set(meta["tasks"]) == set(training[100:])
+    pretrained_on = problems_from_bank(bank.subset(range(100, len(training))))
+    recorded = json.loads((DEFAULT_PRIOR_DIR / PRIOR_INFO).read_text())["task_hashes"]
+    assert recorded == [task_content_hash(p) for p in pretrained_on]
     with pytest.raises(PriorError, match="records no setting exploring_starts"):
         load_prior(STORED_PRIORS / "program_prior")
     pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
@@ -385,6 +390,8 @@ def test_pretrain_then_solve_from_the_prior_never_reads_a_test_output(
     code, out, err = _run(capsys, *argv, "--rounds", "1", "--run-dir", str(prior_dir))
     assert code == 0, err
     assert "a sampled or greedy program solved every demonstration of 2 of 2 tasks" in out
+    recorded = json.loads((prior_dir / PRIOR_INFO).read_text())["task_hashes"]
+    assert recorded == [task_content_hash(task) for task in train]
     held_out = [_task("flip-a", np.fliplr, 40), _task("half-b", lambda g: np.rot90(g, 2), 41)]
     submissions = {}
     for kind in ("true", "corrupt"):
@@ -398,6 +405,7 @@ def test_pretrain_then_solve_from_the_prior_never_reads_a_test_output(
         report = json.loads(out_file.with_suffix(".report.json").read_text())
         assert report["method"] == "program-rl" and report["prior"] == str(prior_dir)
         assert report["program_rl"]["updates"] == 8192 // (64 * 16)
+        assert report["seen_by_prior"] == [] and "prior saw" not in out
     assert submissions["true"] == submissions["corrupt"]
     truth = json.loads((tmp_path / "true.report.json").read_text())
     assert truth["tasks"]["flip-a"]["greedy_solves_demos"] and truth["tasks"]["flip-a"]["solved"]

@@ -7,7 +7,8 @@ tasks and writes. Every output path is checked before the first task. The submis
 written atomically after every task is solved and the result validated: on any error
 nothing is written. Where the source knows its test outputs the run scores itself (pass@2
 by task), and a report with one entry per task is written beside the submission (``<out>``
-with ``.report.json``).
+with ``.report.json``). With a program prior, the tasks it was pretrained on are named in
+one line before the first task, solved and written, and left out of the score.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ EXPERIMENTAL = ("random", "policy", "test-time-rl")
 CHECKPOINT_METHODS = ("policy", "test-time-rl")  # a trained network run
 DEPTH_METHODS = ("search", "random")
 NO_PRIOR = "none"
+SEEN_IDS_LISTED = 10  # ids named in the line on the tasks a prior saw
 
 
 def _budget(text: str) -> Any:
@@ -225,6 +227,7 @@ def run_solve(args: argparse.Namespace) -> int:
         problems = problems_from_bank(bank)
     except ProblemError as err:
         raise CLIError(str(err)) from None
+    seen = _seen_by_prior(method, problems, args.source, primary)
     progress = TaskProgress(f"{args.source}: {method.describe()}", enabled=primary)
     with CompileClock() as clock:  # (making programs is reported apart from running them)
         try:
@@ -236,7 +239,7 @@ def run_solve(args: argparse.Namespace) -> int:
     submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
     validate_submission(submission, {p.task_id: p.num_tests for p in problems})
     seconds = time.perf_counter() - start
-    score = score_submission(submission, known_test_outputs(bank))
+    score = score_submission(submission, known_test_outputs(bank), leave_out=seen or ())
     by_solutions = solved_by_solutions(score["tasks"], records)
     report = {
         "source": args.source,
@@ -248,6 +251,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "wall_seconds": round(seconds, 1),
         **_speed(clock, method, seconds, len(problems) - method.tasks_done_before()),
         **method.settings(),
+        **({} if seen is None else {"seen_by_prior": seen}),
         **{k: v for k, v in score.items() if k != "tasks"},
         # solved by an attempt from a program that solves every demonstration (the rest: luck)
         "solved_tasks_by_solutions": len(by_solutions),
@@ -262,6 +266,29 @@ def run_solve(args: argparse.Namespace) -> int:
         print(solve_summary(report))
         print(f"submission: {out}\nreport: {report_path}")
     return 0
+
+
+def _seen_by_prior(method: Any, problems: list, source: str, primary: bool) -> list[str] | None:
+    """program-rl: the ids of the tasks its prior was pretrained on (by content), named in
+    one line when there are any; ``None`` for other methods or a prior that records no task
+    hashes (one line says so)."""
+    if method.name != "program-rl":
+        return None
+    from jaxarc.solve.method import MethodError
+
+    try:
+        seen = method.tasks_seen_by_prior(problems)
+    except MethodError as err:
+        raise CLIError(str(err)) from None
+    if primary and seen is None:
+        print(f"the prior records no task hashes: which tasks of {source} it saw is unknown")
+    elif primary and seen:
+        named = ", ".join(seen[:SEEN_IDS_LISTED]) + (", ..." if len(seen) > SEEN_IDS_LISTED else "")
+        print(
+            f"prior saw {len(seen)} of {len(problems)} tasks of {source} (left out of the "
+            f"score): {named}"
+        )
+    return seen
 
 
 def _speed(clock: Any, method: Any, seconds: float, learned_tasks: int) -> dict[str, Any]:
@@ -302,8 +329,12 @@ def solve_summary(report: dict[str, Any]) -> str:
     what += f" (budget {report['budget']}), {report['wall_seconds']} s"
     if "compile_seconds" in report:
         what += f" ({report['compile_seconds']} s making programs)"
+    seen = report.get("seen_by_prior")
+    if seen:
+        what += f"; {len(seen)} seen by the prior left out"
     if not report["scored_tasks"]:
-        return f"{what}; no test outputs known: not scored"
+        unknown = "no unseen task with known test outputs" if seen else "no test outputs known"
+        return f"{what}; {unknown}: not scored"
     return (
         f"{what}; solved {report['solved_tasks']} of {report['scored_tasks']} tasks "
         f"(pass@2 by task: {percent(report['solve_rate'])}; "

@@ -3,9 +3,13 @@ pretraining, read back by ``jaxarc solve --prior DIR``, and resumed after a stop
 
 The directory holds ``prior.npz`` (the ``[K, K]`` logits) and ``prior.json``: every
 setting the prior was made with (:meth:`~jaxarc.solve.program_prior.PriorConfig.record`),
-the source, seed and tasks, per round the tasks solved, and per task the programs found so
-far (what :func:`resume_point` needs to go on after the last finished round with the
-result of an uninterrupted run). Each file is written atomically.
+the source, seed and tasks (their ids, and in ``task_hashes`` their content hashes,
+:func:`~jaxarc.solve.problem.task_content_hash`), per round the tasks solved, and per task
+the programs found so far (what :func:`resume_point` needs to go on after the last finished
+round with the result of an uninterrupted run). Each file is written atomically.
+
+:func:`seen_by_prior` reads ``task_hashes`` back: the tasks of a source the prior was
+pretrained on, which ``jaxarc solve`` leaves out of its score.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import jax
 import numpy as np
 from jaxtyping import Float32
 
-from jaxarc.solve.problem import Problem
+from jaxarc.solve.problem import Problem, task_content_hash
 from jaxarc.solve.program_prior import (
     PretrainState,
     PriorConfig,
@@ -107,7 +111,22 @@ def _run_record(config: PriorConfig, source: str, seed: int, problems: list[Prob
         "source": source,
         "seed": seed,
         "tasks": [p.task_id for p in problems],
+        "task_hashes": [task_content_hash(p) for p in problems],
     }
+
+
+def seen_by_prior(run_dir: Path, problems: list[Problem]) -> list[str] | None:
+    """The ids of ``problems`` whose content hash the prior in ``run_dir`` records as a
+    task it was pretrained on, in order; ``None`` when it records no ``task_hashes`` (made
+    before priors recorded them: what it saw is unknown). A :class:`PriorError` naming the
+    file when ``task_hashes`` is not a list of strings."""
+    hashes = read_prior_info(run_dir).get("task_hashes")
+    if hashes is None:
+        return None
+    if not isinstance(hashes, list) or not all(isinstance(h, str) for h in hashes):
+        raise PriorError(f"{Path(run_dir) / PRIOR_INFO}: 'task_hashes' is not a list of strings")
+    seen = set(hashes)
+    return [p.task_id for p in problems if task_content_hash(p) in seen]
 
 
 def resume_point(
@@ -121,6 +140,8 @@ def resume_point(
     meta = read_prior_info(run_dir)
     ours = _run_record(config, source, seed, problems)
     ours["config"] = {**ours["config"], "rounds": meta["config"].get("rounds")}
+    if "task_hashes" not in meta:  # (recorded before priors kept them: the ids must do)
+        del ours["task_hashes"]
     differs = [k for k, v in ours.items() if meta.get(k) != v]
     if differs or "found" not in meta:
         what = ", ".join(differs) if differs else "no programs recorded"

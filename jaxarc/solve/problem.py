@@ -4,11 +4,18 @@
 :class:`~jaxarc.data.bank.TaskBank` and reads no test-output field of the bank, so nothing a
 solver computes from a problem can depend on a test output (the no-peeking test checks it
 end to end). Grids are ``int8`` NumPy arrays of their true sizes.
+
+:func:`task_content_hash` names a task by what the solver sees of it, not by its id, so a
+program prior can record the tasks it was pretrained on and ``jaxarc solve`` can tell which
+tasks of another source it has seen (ids collide across sets, and a set may copy a task
+under another id).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import struct
 
 import numpy as np
 
@@ -61,6 +68,37 @@ class Problem:
     @property
     def num_tests(self) -> int:
         return len(self.test_inputs)
+
+
+CONTENT_HASH_CHARS = 16  # hex characters kept of the sha256 digest (64 bits)
+
+
+def _grid_bytes(grid: np.ndarray) -> bytes:
+    """A grid's canonical bytes: rows and columns (one byte each), then its cells as
+    ``int8``, row by row."""
+    rows, cols = grid.shape
+    return bytes((rows, cols)) + np.ascontiguousarray(grid, np.int8).tobytes()
+
+
+def task_content_hash(problem: Problem) -> str:
+    """The hex sha256 (first :data:`CONTENT_HASH_CHARS` characters) of ``problem``'s
+    demonstration pairs and test inputs in a canonical byte form.
+
+    The form: the numbers of pairs and of test inputs, then every pair (input grid's bytes,
+    output grid's bytes), then every test input's bytes, where a grid's bytes are its rows
+    and columns and its ``int8`` cells. Pairs are taken in sorted byte order and so are test
+    inputs: a set that lists a task's demonstrations in another order (ARC-AGI-2's copies of
+    ARC-AGI-1 tasks do) has the same task. The id and the test outputs are not part of it;
+    any changed cell or shape changes it."""
+    pairs = sorted(
+        _grid_bytes(a) + _grid_bytes(b)
+        for a, b in zip(problem.demo_inputs, problem.demo_outputs, strict=True)
+    )
+    tests = sorted(_grid_bytes(g) for g in problem.test_inputs)
+    digest = hashlib.sha256(struct.pack("<II", len(pairs), len(tests)))
+    for part in (*pairs, *tests):
+        digest.update(part)
+    return digest.hexdigest()[:CONTENT_HASH_CHARS]
 
 
 def _grid(grids: np.ndarray, shapes: np.ndarray, index: tuple[int, int]) -> np.ndarray:

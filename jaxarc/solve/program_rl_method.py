@@ -7,6 +7,8 @@ training tasks 100-399) is the default start; another prior directory or none (e
 equally likely) can be chosen. A prior records the learner settings it was made with, and
 the tasks are learned with those settings (:func:`~jaxarc.solve.program_prior.load_prior`
 refuses a prior that does not record them all); a budget changes only the number of updates.
+A prior also records the content hashes of the tasks it was pretrained on, and
+:meth:`ProgramRLMethod.tasks_seen_by_prior` names the tasks of a source among them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from jaxtyping import Float32
 
 from jaxarc.solve.attempts import TaskAttempts
 from jaxarc.solve.method import MethodError, SolveMethod, whole_updates
-from jaxarc.solve.prior_store import load_prior
+from jaxarc.solve.prior_store import load_prior, seen_by_prior
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.program_prior import PriorError
 from jaxarc.solve.program_rl import ProgramRLConfig, program_rl_attempts
@@ -75,6 +77,16 @@ class ProgramRLMethod(SolveMethod):
         )
         updates = whole_updates(steps, per_update, what)
         return cls(ProgramRLSolveConfig(prior=prior, updates=updates, seed=seed))
+
+    def tasks_seen_by_prior(self, problems: list[Problem]) -> list[str] | None:
+        """The ids of ``problems`` the prior was pretrained on (by content, not by id), in
+        order: ``[]`` with no prior; ``None`` when the prior records no task hashes."""
+        if self.config.prior is None:
+            return []
+        try:
+            return seen_by_prior(self.config.prior, problems)
+        except PriorError as err:
+            raise MethodError(str(err)) from None
 
     def solve(self, problem: Problem, index: int) -> tuple[TaskAttempts, dict[str, Any]]:
         key = jax.random.fold_in(jax.random.key(self.config.seed), index)

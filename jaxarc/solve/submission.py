@@ -3,14 +3,15 @@
 A submission is ``{task_id: [{"attempt_1": grid, "attempt_2": grid}, ...]}`` with one entry
 per test input of the task, in order; a grid is a non-empty rectangular list of rows of
 integers 0-9, at most 30x30. A task counts as solved when every one of its test inputs has
-an attempt equal to its output (pass@2 by task, the ARC Prize rule).
+an attempt equal to its output (pass@2 by task, the ARC Prize rule). A score can leave tasks
+out (those a program prior was pretrained on): they stay in the submission, unscored.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +81,17 @@ def entries(attempts: list[tuple[np.ndarray, np.ndarray]]) -> list[dict[str, Any
 
 
 def score_submission(
-    submission: Mapping[str, list], outputs: Mapping[str, list[np.ndarray | None]]
+    submission: Mapping[str, list],
+    outputs: Mapping[str, list[np.ndarray | None]],
+    leave_out: Collection[str] = (),
 ) -> dict[str, Any]:
     """pass@2 by task of ``submission`` against the known test ``outputs`` (task id -> one
-    grid or ``None`` per test input). Tasks with an unknown output are not scored."""
+    grid or ``None`` per test input). Tasks with an unknown output are not scored, nor are
+    the tasks named in ``leave_out``."""
+    left_out = frozenset(leave_out)
     per_task = {}
     for task_id, task_outputs in outputs.items():
-        if any(out is None for out in task_outputs):
+        if task_id in left_out or any(out is None for out in task_outputs):
             continue
         hits = [
             [np.array_equal(np.asarray(entry[name]), out) for name in ATTEMPTS]
