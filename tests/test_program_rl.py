@@ -431,7 +431,10 @@ def test_program_rl_bad_input_is_one_line_and_nothing_written(tmp_path: Path, ca
         (["--method", "program-rl", "--budget", "10"], "one program-rl update takes 1024"),
         (["--prior", "none", "--budget", "10"], "one program-rl update takes 1024"),
         (["--method", "program-rl", "--budget", "5s"], "not seconds"),
-        (["--method", "program-rl", "--depth", "3"], "--depth applies to --method search or random, not program-rl"),
+        (
+            ["--method", "program-rl", "--depth", "3"],
+            "--depth applies to --method search or random, not program-rl",
+        ),
         (["--method", "policy", "--checkpoint", str(prior_dir)], "is a program prior"),
         (["--method", "search", "--prior", str(prior_dir)], "--prior applies to --method"),
         (["--method", "search", "--checkpoint", str(tmp_path)], "applies to --method policy"),

@@ -18,12 +18,13 @@ import numpy as np
 from jaxarc.solve.language.colours import grid_colours
 from jaxarc.solve.language.masks import FAMILY_NAMES
 from jaxarc.solve.language.objects import background
-from jaxarc.solve.language.paint import find_cover
+from jaxarc.solve.language.paint import CoverTables, find_cover
 from jaxarc.solve.language.program import LanguageProgram, play_on_task
 from jaxarc.solve.language.views import task_views
 from jaxarc.solve.problem import Problem
 
 MAX_PROGRAMS = 4  # programs kept per task (the attempts need two)
+SUPPORT = 2  # demonstrations each paint of a first-ranked program fixes cells of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,21 +55,38 @@ def language_solutions(
     bg = background(*grids)
     colours = [grid_colours(grid, bg) for grid in grids]
     outputs = list(problem.demo_outputs)
-    programs: list[tuple[LanguageProgram, list]] = []
+    programs: list[tuple[bool, LanguageProgram, list]] = []
+    support = min(SUPPORT, demos)
     for name, column in fitting.items():
-        cover = find_cover(column[:demos], outputs, colours[:demos], families=families)
-        if cover is None:
-            continue
-        programs.append((LanguageProgram(name, tuple(cover)), column))
-        if cover:  # a second, different cover without the first's first paint
-            other = find_cover(
-                column[:demos], outputs, colours[:demos], banned=(cover[0],), families=families
+        tables = CoverTables(column[:demos], outputs, colours[:demos], families)
+
+        def cover(banned=(), min_support=1, tables=tables, column=column):
+            return find_cover(
+                column[:demos],
+                outputs,
+                colours[:demos],
+                banned=banned,
+                families=families,
+                min_support=min_support,
+                tables=tables,
             )
+
+        first = cover(min_support=support)
+        weak = first is None
+        if weak:
+            first = cover()
+        if first is None:
+            continue
+        programs.append((weak, LanguageProgram(name, tuple(first)), column))
+        if first:  # a second, different cover without the first's first paint
+            other = cover(banned=(first[0],), min_support=1 if weak else support)
             if other is not None:
-                programs.append((LanguageProgram(name, tuple(other)), column))
-    programs.sort(key=lambda item: item[0].size)  # stable: the views' order on a tie
+                programs.append((weak, LanguageProgram(name, tuple(other)), column))
+    # every paint seen at work in two demonstrations first, then the simplest (stable:
+    # the views' order on a tie)
+    programs.sort(key=lambda item: (item[0], item[1].size))
     found: list[LanguageSolution] = []
-    for program, column in programs:
+    for _, program, column in programs:
         solves, predictions = play_on_task(problem, program, column)
         if not solves:
             continue

@@ -106,17 +106,23 @@ def find_cover(
     *,
     banned: tuple[Paint, ...] = (),
     families: tuple[str, ...] = FAMILY_NAMES,
+    min_support: int = 1,
+    tables: CoverTables | None = None,
 ) -> list[Paint] | None:
     """Paints that turn every demonstration's canvas into its output, in the order they
     are played, or ``None``. ``views``, ``outputs``, ``colours``: one per demonstration
     (the view of its input, its output, the colour rules' colours on its input);
     ``banned`` paints are not used (for a second, different cover); only the mask rules
-    of ``families`` (:data:`~jaxarc.solve.language.masks.MASK_FAMILIES`) are.
+    of ``families`` (:data:`~jaxarc.solve.language.masks.MASK_FAMILIES`) are. With
+    ``min_support`` ``k``, every paint but the colour map must fix cells of at least ``k``
+    demonstrations (a rule seen at work once describes a demonstration, it does not explain
+    it). ``tables``: :func:`cover_tables` of the same arguments, to share between calls.
 
     The cover is built from the last paint back (layers): the last paint must be safe;
     a paint before it may write wrong colours only on cells that a later paint writes
     again (rows of one colour over columns of another)."""
-    tables = _Tables(views, outputs, colours, families)
+    if tables is None:
+        tables = CoverTables(views, outputs, colours, families)
     if not tables.wrong.any():
         return []
     later = np.zeros_like(tables.wrong)  # cells the paints chosen so far (played later) write
@@ -124,7 +130,12 @@ def find_cover(
     chosen: list[Paint] = []
     while remaining.any() and len(chosen) < MAX_PAINTS:
         paints, writes = tables.safe_paints(later, remaining)
-        keep = [k for k, paint in enumerate(paints) if paint not in banned]
+        support = tables.support(writes)
+        keep = [
+            k
+            for k, paint in enumerate(paints)
+            if paint not in banned and (paint.kind == "map" or support[k] >= min_support)
+        ]
         if not keep:
             return None
         gains = (writes[keep] & remaining[None]).sum(1)
@@ -137,12 +148,13 @@ def find_cover(
     return None if remaining.any() else chosen[::-1]
 
 
-class _Tables:
+class CoverTables:
     """Every mask rule on every demonstration, the demonstrations' cells concatenated:
     ``cells [R, N]`` (rule ``r`` chooses cell ``n``), the outputs, sources and the colour
-    rules' colours per cell ``[N, Q]``."""
+    rules' colours per cell ``[N, Q]``, and which demonstration holds each cell ``[N, D]``
+    (one-hot). Built once per view of a task; :func:`find_cover` may share it."""
 
-    def __init__(self, views, outputs, colours, families: tuple[str, ...]):
+    def __init__(self, views, outputs, colours, families: tuple[str, ...] = FAMILY_NAMES):
         all_masks = [view_masks(v, families) for v in views]
         self.names = list(dict.fromkeys(n for masks in all_masks for n in masks))  # simplest first
         self.index = {n: k for k, n in enumerate(self.names)}
@@ -158,6 +170,12 @@ class _Tables:
         self.wrong = np.concatenate(
             [(v.canvas != out).reshape(-1) for v, out in zip(views, outputs, strict=True)]
         )
+        self.demo_of_cell = np.concatenate(
+            [
+                np.full((out.size, len(outputs)), d) == np.arange(len(outputs))
+                for d, out in enumerate(outputs)
+            ]
+        ).astype(np.float32)  # [N, D]
         self.colour_of_cell = np.concatenate(
             [np.repeat(c[None], out.size, 0) for c, out in zip(colours, outputs, strict=True)]
         )  # [N, Q]
@@ -180,6 +198,14 @@ class _Tables:
             template, colour = colour_template(name)
             if template is not None:
                 self.templates.setdefault(template, []).append((colour, k))
+
+    def support(self, writes: np.ndarray) -> np.ndarray:
+        """``[P]``: how many demonstrations each paint's cells ``writes [P, N]`` fix (cells
+        that the view's canvas holds wrong)."""
+        if writes.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        fixed = (writes & self.wrong[None]).astype(np.float32) @ self.demo_of_cell
+        return (fixed > 0.5).sum(1)
 
     def _bad_rows(self, later: np.ndarray) -> np.ndarray:
         """``[R, 11 + grid rules]``: whether each rule chooses a cell outside ``later``
