@@ -1,5 +1,6 @@
-"""The runtime flags ``jaxarc train`` and ``jaxarc eval`` share: the persistent XLA
-compilation cache and the multi-process (``jax.distributed``) set-up. None changes a result.
+"""The runtime flags ``jaxarc train``, ``jaxarc eval`` and ``jaxarc solve`` share: the
+persistent XLA compilation cache and the multi-process (``jax.distributed``) set-up. None
+changes a result.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ nothing is written. Where the source knows its test outputs the run scores itsel
 by task), and a report with one entry per task is written beside the submission (``<out>``
 with ``.report.json``). With a program prior, the tasks it was pretrained on are named in
 one line before the first task, solved and written, and left out of the score.
+
+In a run of several processes (``--coordinator-address``, ``--num-processes``,
+``--process-id``) each solves its share of the tasks (:mod:`jaxarc.solve.sharing`) and
+process 0 gathers them and writes the one submission and report; the others write nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ METHODS = ("search", "program-rl", "random", "policy", "test-time-rl")  # (no ja
 EXPERIMENTAL = ("random", "policy", "test-time-rl")
 CHECKPOINT_METHODS = ("policy", "test-time-rl")  # a trained network run
 DEPTH_METHODS = ("search", "random")
+UNSHARED_METHODS = ("policy", "test-time-rl")  # (SolveMethod.shares_tasks is False)
 NO_PRIOR = "none"
 SEEN_IDS_LISTED = 10  # ids named in the line on the tasks a prior saw
 
@@ -140,6 +145,11 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise CLIError(f"--depth applies to --method search or random, not {method}")
     if method != "test-time-rl" and args.tasks_at_once is not None:
         raise CLIError(f"--tasks-at-once applies to --method test-time-rl, not {method}")
+    if method in UNSHARED_METHODS and (args.num_processes or 1) > 1:
+        raise CLIError(
+            f"--method {method} draws every task's random keys from one stream: run it as one "
+            "process (without --num-processes)"
+        )
     budget = args.budget
     if method == "random" and budget is not None:
         raise CLIError("--budget does not apply to --method random")
@@ -210,6 +220,7 @@ def run_solve(args: argparse.Namespace) -> int:
     from jaxarc.solve.attempts import solved_by_solutions
     from jaxarc.solve.method import MethodError
     from jaxarc.solve.problem import ProblemError, known_test_outputs, problems_from_bank
+    from jaxarc.solve.sharing import ShareError, TaskSharing, solve_share
     from jaxarc.solve.submission import entries, score_submission, validate_submission
 
     start = time.perf_counter()
@@ -228,14 +239,25 @@ def run_solve(args: argparse.Namespace) -> int:
     except ProblemError as err:
         raise CLIError(str(err)) from None
     seen = _seen_by_prior(method, problems, args.source, primary)
-    progress = TaskProgress(f"{args.source}: {method.describe()}", enabled=primary)
+    try:
+        sharing = TaskSharing.of_this_process(problems)
+    except ShareError as err:
+        raise CLIError(str(err)) from None
+    label = f"{args.source}: {method.describe()}"
+    if sharing.count > 1:
+        mine = len(sharing.share.problems)
+        label += f" (process 0 of {sharing.count}: {mine} of {len(problems)} tasks)"
+    progress = TaskProgress(label, enabled=primary)
     with CompileClock() as clock:  # (making programs is reported apart from running them)
         try:
-            attempts, records = method.solve_all(problems, progress)
-        except MethodError as err:
+            gathered = solve_share(method, sharing, _plan(args, method), progress)
+        except (MethodError, ShareError) as err:
             raise CLIError(str(err)) from None
         finally:
             progress.close()
+    if gathered is None:  # (this process's share is with process 0, which writes)
+        return 0
+    attempts, records = gathered
     submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
     validate_submission(submission, {p.task_id: p.num_tests for p in problems})
     seconds = time.perf_counter() - start
@@ -248,6 +270,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "budget": (args.budget.describe() if args.budget is not None else "none"),
         "seed": args.seed,
         "num_tasks": len(problems),
+        "processes": sharing.count,
         "wall_seconds": round(seconds, 1),
         **_speed(clock, method, seconds, len(problems) - method.tasks_done_before()),
         **method.settings(),
@@ -260,12 +283,17 @@ def run_solve(args: argparse.Namespace) -> int:
             for task_id in submission
         },
     }
-    if primary:
-        _write(out, report_path, submission, report)
-        progress_log_path(out).unlink(missing_ok=True)  # (its tasks are in the two)
-        print(solve_summary(report))
-        print(f"submission: {out}\nreport: {report_path}")
+    _write(out, report_path, submission, report)
+    progress_log_path(out).unlink(missing_ok=True)  # (its tasks are in the two)
+    print(solve_summary(report))
+    print(f"submission: {out}\nreport: {report_path}")
     return 0
+
+
+def _plan(args: argparse.Namespace, method: Any) -> dict[str, Any]:
+    """What every process of a run must agree on besides its tasks (JSON types)."""
+    budget = args.budget.describe() if args.budget is not None else "none"
+    return {"method": method.name, "budget": budget, "seed": args.seed, **method.settings()}
 
 
 def _seen_by_prior(method: Any, problems: list, source: str, primary: bool) -> list[str] | None:

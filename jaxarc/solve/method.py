@@ -20,7 +20,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from jaxarc.solve.attempts import TaskAttempts
@@ -83,10 +83,13 @@ class SolveMethod(abc.ABC):
 
     ``name``: as ``--method`` gives it; ``experimental``: kept for comparison, not for use;
     ``step_unit``: what :meth:`steps_per_task` counts (e.g. ``"program_steps"``), ``None``
-    where the method does not count steps; ``config``: the method's frozen settings."""
+    where the method does not count steps; ``shares_tasks``: whether processes may each
+    solve a share of the tasks (task ``k``'s attempts depend on ``k`` alone); ``config``:
+    the method's frozen settings."""
 
     name: ClassVar[str]
     experimental: ClassVar[bool] = False
+    shares_tasks: ClassVar[bool] = True
     step_unit: ClassVar[str | None] = None
     config: Any
 
@@ -96,13 +99,21 @@ class SolveMethod(abc.ABC):
         did on it; ``index``: its place in the run (random keys derive from it)."""
 
     def solve_all(
-        self, problems: list[Problem], progress: Progress | None = None
+        self,
+        problems: list[Problem],
+        progress: Progress | None = None,
+        indices: Sequence[int] | None = None,
     ) -> tuple[dict[str, TaskAttempts], dict[str, dict[str, Any]]]:
-        """``(attempts by task id, what the method did by task id)`` for every problem."""
+        """``(attempts by task id, what the method did by task id)`` for every problem.
+        ``indices``: each problem's place in the whole run (default ``0, 1, ...``; a process
+        that solves a share of the tasks gives theirs, see :mod:`jaxarc.solve.sharing`)."""
+        places = range(len(problems)) if indices is None else indices
+        if len(places) != len(problems):
+            raise ValueError(f"{len(problems)} problems but {len(places)} indices")
         attempts, records = {}, {}
-        for k, problem in enumerate(problems):
+        for done, (k, problem) in enumerate(zip(places, problems, strict=True)):
             if progress is not None:
-                progress(k, len(problems))
+                progress(done, len(problems))
             attempts[problem.task_id], records[problem.task_id] = self.solve(problem, k)
         if progress is not None:
             progress(len(problems), len(problems))

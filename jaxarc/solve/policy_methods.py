@@ -6,13 +6,15 @@ run): ``policy`` plays it frozen (:func:`jaxarc.solve.policy_attempts.policy_att
 
 ``test-time-rl`` keeps each task it finishes in a :class:`~jaxarc.solve.progress_log.ProgressLog`
 (``resume_log``) until the submission is written: the same command after a stop resumes
-from it, with the submission an uninterrupted run would have written.
+from it, with the submission an uninterrupted run would have written. Both draw every task's
+keys from one stream, so neither shares its tasks among processes (``shares_tasks``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,16 @@ def _load(checkpoint: Path):
         raise MethodError(str(err)) from None
 
 
+def _whole_run(name: str, problems: list[Problem], indices: Sequence[int] | None) -> None:
+    """A :class:`MethodError` unless ``problems`` are the whole run (``indices`` 0, 1, ...):
+    these methods draw every task's keys from one stream, so they do not share tasks."""
+    if indices is not None and list(indices) != list(range(len(problems))):
+        raise MethodError(
+            f"--method {name} draws every task's random keys from one stream: it solves "
+            "all the tasks in one process, not a share"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class FrozenPolicyConfig:
     """``checkpoint``: the run; ``max_episode_steps``: per attempt (``None``: the run's);
@@ -55,13 +67,15 @@ class FrozenPolicyMethod(SolveMethod):
 
     name = "policy"
     experimental = True
+    shares_tasks = False
 
     def __init__(self, config: FrozenPolicyConfig) -> None:
         self.config = config
         self.trained, self.policy, self.path = _load(config.checkpoint)
         self.steps = config.max_episode_steps or int(self.trained.max_episode_steps)
 
-    def solve_all(self, problems: list[Problem], progress: Progress | None = None):
+    def solve_all(self, problems: list[Problem], progress: Progress | None = None, indices=None):
+        _whole_run(self.name, problems, indices)
         try:
             attempts = policy_attempts(
                 self.policy,
@@ -106,6 +120,7 @@ class PolicyFinetuneMethod(SolveMethod):
 
     name = "test-time-rl"
     experimental = True
+    shares_tasks = False
     step_unit = "env_steps"
 
     def __init__(self, config: PolicyFinetuneConfig) -> None:
@@ -144,7 +159,8 @@ class PolicyFinetuneMethod(SolveMethod):
         except ProgressLogError as err:
             raise MethodError(str(err)) from None
 
-    def solve_all(self, problems: list[Problem], progress: Progress | None = None):
+    def solve_all(self, problems: list[Problem], progress: Progress | None = None, indices=None):
+        _whole_run(self.name, problems, indices)
         log, finished = self._open_log(problems)
         if finished and getattr(progress, "enabled", True):
             print(

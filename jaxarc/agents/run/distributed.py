@@ -5,18 +5,22 @@ the task axis of the rollout batch is sharded over a 1-D mesh of *all global* de
 ``data``) and parameters are replicated. With several processes each one runs the same
 program; :func:`initialize_distributed` (``jax.distributed.initialize``) must run before
 anything else touches JAX, and only the primary process (index 0) logs and checkpoints.
+:func:`key_value_store` gives the run's key-value store (``jaxarc solve`` passes its processes'
+tasks through it).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 DATA_AXIS = "data"
+_STORE_METHODS = ("key_value_set", "blocking_key_value_get", "key_value_try_get")
 _ADDRESS = re.compile(r"^(?P<host>[^\s:]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})$")
 
 
@@ -34,7 +38,7 @@ class DistributedConfig:
         ]
         if any(given) and not all(given):
             raise ValueError(
-                "multi-process training needs all of --coordinator-address, --num-processes "
+                "a multi-process run needs all of --coordinator-address, --num-processes "
                 "and --process-id"
             )
         if self.coordinator_address is not None:
@@ -44,10 +48,11 @@ class DistributedConfig:
                     f"coordinator address must be HOST:PORT, got {self.coordinator_address!r}"
                 )
         if self.num_processes is not None and self.num_processes < 1:
-            raise ValueError(f"num_processes must be >= 1, got {self.num_processes}")
+            raise ValueError(f"--num-processes must be 1 or more, got {self.num_processes}")
         if self.process_id is not None and not 0 <= self.process_id < (self.num_processes or 0):
             raise ValueError(
-                f"process_id must be in [0, {self.num_processes}), got {self.process_id}"
+                f"--process-id must be in [0, {self.num_processes}) for --num-processes "
+                f"{self.num_processes}, got {self.process_id}"
             )
 
     @property
@@ -86,3 +91,27 @@ def make_data_mesh(devices: list[jax.Device] | None = None) -> Mesh:
 def replicated(mesh: Mesh) -> NamedSharding:
     """The sharding of parameters and optimiser state: a full copy on every device."""
     return NamedSharding(mesh, PartitionSpec())
+
+
+def key_value_store() -> Any:
+    """The key-value store of the multi-process run this process joined (the client of
+    ``jax.distributed``'s coordination service: ``key_value_set``,
+    ``blocking_key_value_get``, ``key_value_try_get``). A :class:`RuntimeError` in one line
+    when no run was joined or this jax offers no such store. (The one place jaxarc reaches
+    into jax's private ``jax._src.distributed``.)"""
+    try:
+        from jax._src.distributed import global_state
+    except ImportError:
+        raise RuntimeError(
+            f"jax {jax.__version__} has no jax._src.distributed: processes cannot pass tasks"
+        ) from None
+    client = getattr(global_state, "client", None)
+    if client is None:
+        raise RuntimeError("no multi-process run was joined (jax.distributed.initialize)")
+    missing = [name for name in _STORE_METHODS if not hasattr(client, name)]
+    if missing:
+        raise RuntimeError(
+            f"jax {jax.__version__}'s distributed client has no {', '.join(missing)}: "
+            "processes cannot pass tasks"
+        )
+    return client
