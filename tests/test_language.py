@@ -17,7 +17,13 @@ from jaxarc.solve.language.colours import GRID_RULE_TASKS, grid_colours
 from jaxarc.solve.language.finder import LanguageSolution, language_solutions
 from jaxarc.solve.language.masks import FAMILY_NAMES, FAMILY_TASKS, family_masks, grid_masks
 from jaxarc.solve.language.objects import background
-from jaxarc.solve.language.paint import PAINT_TASKS, Paint, find_cover, paint_cells
+from jaxarc.solve.language.paint import (
+    PAINT_TASKS,
+    CoverTables,
+    Paint,
+    find_cover,
+    paint_cells,
+)
 from jaxarc.solve.language.program import LanguageProgram, grid_actions, play_on_task
 from jaxarc.solve.language.views import (
     VIEW_KINDS,
@@ -283,3 +289,44 @@ def test_a_view_other_than_the_input_resizes_then_lays_its_canvas() -> None:
     assert operations[0] == ops.RESIZE and masks[0].sum() == 6 and masks[0][2, 1]
     made = program_module.replay_programs([np.zeros((5, 5), np.int8)], [(operations, masks)])[0]
     np.testing.assert_array_equal(made, _grid(["12", "94", "56"]))
+
+
+def _around_centre(centre_colour: int, ring_colour: int) -> tuple[np.ndarray, np.ndarray]:
+    grid = np.zeros((5, 5), np.int8)
+    grid[2, 2] = centre_colour
+    out = grid.copy()
+    out[1, 2] = out[3, 2] = out[2, 1] = out[2, 3] = ring_colour
+    return grid, out
+
+
+def test_a_rule_seen_at_work_in_one_demonstration_only_ranks_after() -> None:
+    """Each demonstration rings its centre in a colour no rule reads off the grid, so only
+    one paint per demonstration covers it: with ``min_support=2`` there is no cover, the
+    finder still keeps the one-demonstration cover (ranked last), and the support counts
+    say which demonstrations each paint fixes."""
+    pairs = [_around_centre(2, 4), _around_centre(3, 6)]
+    test_grid = _around_centre(2, 4)[0]
+    problem = Problem("rings", tuple(a for a, _ in pairs), tuple(b for _, b in pairs), (test_grid,))
+    views = task_views(problem)["input"][:2]
+    outputs = list(problem.demo_outputs)
+    colours = [grid_colours(g, 0) for g in problem.demo_inputs]
+    weak = find_cover(views, outputs, colours)
+    assert weak is not None and len(weak) == 2
+    assert find_cover(views, outputs, colours, min_support=2) is None
+    tables = CoverTables(views, outputs, colours)
+    first_demo = np.arange(tables.out.size) < 25  # the first demonstration's 5x5 cells
+    rows = np.stack([first_demo, ~first_demo, np.ones_like(first_demo), tables.wrong == 0])
+    assert tables.support(rows).tolist() == [1, 1, 2, 0]
+    found = language_solutions(problem)
+    assert found and found[0].program.paints  # the fallback: kept, not dropped
+
+
+def test_a_rule_at_work_in_every_demonstration_is_kept_under_support() -> None:
+    pairs = [_around_centre(2, 4), _around_centre(3, 4)]
+    problem = Problem(
+        "rings4", tuple(a for a, _ in pairs), tuple(b for _, b in pairs), (pairs[0][0],)
+    )
+    views = task_views(problem)["input"][:2]
+    colours = [grid_colours(g, 0) for g in problem.demo_inputs]
+    cover = find_cover(views, list(problem.demo_outputs), colours, min_support=2)
+    assert cover is not None and len(cover) == 1 and cover[0].colour == "colour 4"
