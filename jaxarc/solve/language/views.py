@@ -9,11 +9,16 @@ ARC-AGI-1 training tasks:
 
 * ``input``: the input itself (same shape; 262 of the 400 training tasks);
 * the seven turns and mirrors of the input (``rotate cw``, ``transpose``, ...);
-* ``crop X``: the box of a content selector (:mod:`jaxarc.solve.selectors`) or of the one
-  object a pick of :mod:`jaxarc.solve.language.masks` chooses;
+* ``crop X``: the box of a content selector (:mod:`jaxarc.solve.selectors`), of the one
+  object a pick of :mod:`jaxarc.solve.language.masks` chooses (also: the objects touching a
+  colour, the symmetric ones; several copies of one shape count as one), of the most or the
+  least frequent colour; ``crop inside X``: a picked object's box one cell in from each
+  side (what a frame holds); ``crop cell X``: one cell of a grid cut by whole lines of one
+  colour (:func:`grid_cells`), by its content;
 * ``scale kh x kw`` / ``tile kh x kw`` / ``sample kh x kw``: every cell blown up to a block,
   the input repeated, every ``kh``-th row and ``kw``-th column kept, with the factors read
-  off the first demonstration;
+  off the first demonstration; ``self tile X``: an ``[h, w]`` input laid in the blocks (of
+  an ``[h*h, w*w]`` output) of its own cells that a rule chooses;
 * ``fall down`` (``up``, ``left``, ``right``): every non-background cell falls to that side
   of its column or row;
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
@@ -36,9 +41,10 @@ from collections.abc import Iterator
 
 import numpy as np
 from jaxtyping import Bool, Int8
+from scipy import ndimage
 
 from jaxarc.solve.language.masks import object_picks
-from jaxarc.solve.language.objects import background, grid_objects
+from jaxarc.solve.language.objects import EIGHT, Objects, background, grid_objects
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import select_boxes
 
@@ -71,20 +77,130 @@ def _plain(grid: np.ndarray, bg: int) -> View:
     return View(grid, grid, {}, bg)
 
 
+def _crop_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
+    """The picks of :func:`~jaxarc.solve.language.masks.object_picks`, the objects touching
+    each colour, and the objects that are their own mirror image."""
+    yield from object_picks(objects)
+    if objects.count == 0:
+        return
+    for c in range(10):
+        if c != bg and (grid == c).any():
+            near = ndimage.binary_dilation(grid == c, EIGHT) & (grid != c) & (objects.labels >= 0)
+            touching = np.zeros(objects.count, bool)
+            touching[np.unique(objects.labels[near])] = True
+            yield f"touching colour {c}", touching
+    mirrored = np.zeros(objects.count, bool)
+    for k, (r1, c1, r2, c2) in enumerate(objects.boxes):
+        own = np.where(
+            objects.labels[r1 : r2 + 1, c1 : c2 + 1] == k, grid[r1 : r2 + 1, c1 : c2 + 1], -1
+        )
+        mirrored[k] = np.array_equal(own, own[:, ::-1]) or np.array_equal(own, own[::-1])
+    yield "symmetric", mirrored
+    yield "asymmetric", ~mirrored
+
+
 def _object_crops(grid: np.ndarray, bg: int) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
+    """``(name, box)`` of each pick that chooses one object, or several copies of one
+    shape and colour (the first of them: they look alike)."""
     for kind, objects in grid_objects(grid, bg).items():
-        for pick, chosen in object_picks(objects):
-            if chosen.sum() == 1:
-                yield f"{kind} {pick}", tuple(int(v) for v in objects.boxes[chosen][0])
+        for pick, chosen in _crop_picks(grid, bg, objects):
+            found = np.flatnonzero(chosen)
+            alike = found.size > 1 and (
+                np.unique(objects.shape_ids[found]).size == 1
+                and np.unique(objects.colours[found]).size == 1
+                and objects.colours[found[0]] >= 0
+            )
+            if found.size == 1 or alike:
+                yield f"{kind} {pick}", tuple(int(v) for v in objects.boxes[found[0]])
+
+
+def _colour_rank_boxes(
+    grid: np.ndarray, bg: int
+) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
+    """The boxes of the most and the least frequent colour other than the background."""
+    counts = np.bincount(grid.reshape(-1).astype(np.int64), minlength=10)
+    content = [c for c in range(10) if counts[c] and c != bg]
+    if not content:
+        return
+    for name, colour in (
+        ("most frequent colour", max(content, key=lambda c: (counts[c], -c))),
+        ("least frequent colour", min(content, key=lambda c: (counts[c], c))),
+    ):
+        (r1, c1), (r2, c2) = np.argwhere(grid == colour).min(0), np.argwhere(grid == colour).max(0)
+        yield name, (int(r1), int(c1), int(r2), int(c2))
+
+
+def _runs(lines: np.ndarray) -> list[tuple[int, int]]:
+    """The ``[start, stop)`` runs of ``False`` in ``lines`` (the segments between
+    separators)."""
+    runs, start = [], None
+    for k, separator in enumerate([*lines.tolist(), True]):
+        if not separator and start is None:
+            start = k
+        elif separator and start is not None:
+            runs.append((start, k))
+            start = None
+    return runs
+
+
+def grid_cells(grid: np.ndarray) -> tuple[int, list[tuple[int, int, int, int]]] | None:
+    """``grid`` cut by whole rows and columns of one colour (the colour with the most such
+    lines) into cells: ``(that colour, the cells' boxes (r1, c1, r2, c2))``, row by row;
+    ``None`` when no colour cuts it into two cells or more."""
+    best = None
+    for c in np.unique(grid):
+        rows, cols = (grid == c).all(1), (grid == c).all(0)
+        lines = int(rows.sum() + cols.sum())
+        if lines and (best is None or lines > best[0]):
+            best = (lines, int(c), rows, cols)
+    if best is None:
+        return None
+    _, colour, rows, cols = best
+    boxes = [(r1, c1, r2 - 1, c2 - 1) for r1, r2 in _runs(rows) for c1, c2 in _runs(cols)]
+    return (colour, boxes) if len(boxes) >= 2 else None
+
+
+def _cell_crops(grid: np.ndarray) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
+    """The cell of :func:`grid_cells` with the most and the fewest content cells (not of
+    the cells' most frequent colour), and the one holding the most of their least frequent
+    colour (each when it is one cell)."""
+    cut = grid_cells(grid)
+    if cut is None:
+        return
+    separator, boxes = cut
+    pieces = [grid[r1 : r2 + 1, c1 : c2 + 1] for r1, c1, r2, c2 in boxes]
+    cells = np.concatenate([p.reshape(-1) for p in pieces]).astype(np.int64)
+    counts = np.bincount(cells, minlength=10)
+    local = int(counts.argmax())  # the cells' own background (grids differ in it)
+    content = np.asarray([int(((p != local) & (p != separator)).sum()) for p in pieces])
+    rare = [c for c in range(10) if counts[c] and c not in (local, separator)]
+    picks = [
+        ("most content", content == content.max()),
+        ("least content", content == content.min()),
+    ]
+    if rare:
+        colour = min(rare, key=lambda c: (counts[c], c))
+        held = np.asarray([int((p == colour).sum()) for p in pieces])
+        picks.append(("least frequent colour", held == held.max()))
+    for name, chosen in picks:
+        if chosen.sum() == 1:
+            yield f"cell {name}", boxes[int(np.flatnonzero(chosen)[0])]
 
 
 def _crops(grid: np.ndarray, bg: int) -> dict[str, View]:
+    """The crop views: each selector's box, each picked object's box and the inside of it
+    (one cell in from each side: the picture a frame holds), the boxes of the most and least
+    frequent colours, and cells of a grid cut by lines (:func:`grid_cells`)."""
     views = {}
     for name, box in select_boxes(grid).items():
         if box is not None:
             r1, c1, r2, c2 = box
             views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
     for name, (r1, c1, r2, c2) in _object_crops(grid, bg):
+        views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
+        if r2 - r1 >= 2 and c2 - c1 >= 2:
+            views[f"crop inside {name}"] = _plain(grid[r1 + 1 : r2, c1 + 1 : c2], bg)
+    for name, (r1, c1, r2, c2) in (*_colour_rank_boxes(grid, bg), *_cell_crops(grid)):
         views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
     return views
 
@@ -160,6 +276,27 @@ def _parts_view(pieces: list[np.ndarray], bg: int) -> View:
     return View(blank, np.ascontiguousarray(pieces[0], np.int8), masks, bg)
 
 
+def _self_tilings(grid: np.ndarray, bg: int) -> dict[str, View]:
+    """The grid laid in the blocks of its own cells that a rule chooses (the rest
+    background): ``h x w`` blocks of ``h x w`` for an ``[h, w]`` grid; the view's mask
+    ``empty blocks`` holds the rest (often drawn in another colour)."""
+    counts = np.bincount(grid.reshape(-1).astype(np.int64), minlength=10)
+    content = [c for c in range(10) if counts[c] and c != bg]
+    chosen = {"content": grid != bg, "background": grid == bg}
+    chosen["most frequent colour"] = grid == int(counts.argmax())
+    if content:
+        chosen["least frequent colour"] = grid == min(content, key=lambda c: (counts[c], c))
+    for c in content:
+        chosen[f"colour {c}"] = grid == c
+    tiled = np.tile(grid, grid.shape)
+    views = {}
+    for name, mask in chosen.items():
+        keep = np.kron(mask, np.ones(grid.shape, bool))
+        canvas = np.where(keep, tiled, bg).astype(np.int8)
+        views[f"self tile {name}"] = View(canvas, canvas, {"empty blocks": ~keep}, bg)
+    return views
+
+
 def _ratio(big: tuple[int, int], small: tuple[int, int]) -> tuple[int, int] | None:
     if big[0] % small[0] or big[1] % small[1]:
         return None
@@ -174,6 +311,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "turns and mirrors": ("1b60fb0c", "c9f8e694", "ed36ccf7"),
     "crop": ("1cf80156", "1f85a75f", "23b5c85d"),
     "scale or tile": ("9172f3a0", "a416b8f3", "c59eb873"),
+    "self tile": ("007bbfb7", "c3e719e8", "cce03e0d"),
     "sample": ("445eab21", "5614dbcf", "780d0b14"),
     "parts": ("0520fde7", "1b2d62fb", "3428a4f5"),
     "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
@@ -185,6 +323,7 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "turns and mirrors": tuple(DIHEDRAL),
     "crop": ("crop",),
     "scale or tile": ("scale", "tile"),
+    "self tile": ("self tile",),
     "sample": ("sample",),
     "parts": ("parts",),
     "fall": ("fall",),
@@ -216,6 +355,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         if up is not None:
             views[f"scale {up[0]} x {up[1]}"] = _plain(np.kron(grid, np.ones(up, np.int8)), bg)
             views[f"tile {up[0]} x {up[1]}"] = _plain(np.tile(grid, up), bg)
+            if up == first_in:
+                views.update(_self_tilings(grid, bg))
         down = _ratio(first_in, first_out)
         if down is not None:
             views[f"sample {down[0]} x {down[1]}"] = _plain(grid[:: down[0], :: down[1]], bg)
