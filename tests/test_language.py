@@ -26,10 +26,15 @@ from jaxarc.solve.language.paint import (
 )
 from jaxarc.solve.language.program import LanguageProgram, grid_actions, play_on_task
 from jaxarc.solve.language.views import (
+    CONTENT_CROPS,
+    CROP_PICK_TASKS,
     VIEW_KINDS,
     VIEW_TASKS,
     View,
+    _cell_crops,
+    _object_crops,
     fall,
+    grid_cells,
     repair_periodic,
     task_views,
 )
@@ -70,7 +75,7 @@ def _families_used(task_id: str) -> set[str]:
 def test_every_rule_is_documented_with_three_training_tasks() -> None:
     assert set(FAMILY_TASKS) == set(FAMILY_NAMES)
     assert set(VIEW_TASKS) == set(VIEW_KINDS)
-    for table in (FAMILY_TASKS, VIEW_TASKS, GRID_RULE_TASKS, PAINT_TASKS):
+    for table in (FAMILY_TASKS, VIEW_TASKS, GRID_RULE_TASKS, PAINT_TASKS, CROP_PICK_TASKS):
         for rule, tasks in table.items():
             assert len(set(tasks)) >= 3, rule
 
@@ -108,6 +113,37 @@ def test_without_its_family_a_task_loses_its_program(family: str) -> None:
 def test_each_view_kind_starts_the_programs_of_its_training_tasks(kind: str) -> None:
     for task_id in VIEW_TASKS[kind]:
         assert _first_program(task_id).view.startswith(VIEW_KINDS[kind]), task_id
+
+
+def test_content_crops_start_the_programs_of_their_training_tasks() -> None:
+    for task_id in CROP_PICK_TASKS["content crops"]:
+        view = _first_program(task_id).view
+        assert view.startswith("crop") and any(pick in view for pick in CONTENT_CROPS), task_id
+
+
+def test_a_crop_of_copies_of_one_shape_takes_the_first_copy() -> None:
+    """Two copies of one shape and colour are one crop (a pick may choose both); two
+    shapes are none."""
+    grid = np.zeros((8, 8), np.int8)
+    grid[1:3, 1:3] = 4
+    grid[1, 1] = 0
+    grid[5:7, 4:6] = grid[1:3, 1:3]
+    grid[6, 0] = 2
+    crops = dict(_object_crops(grid, 0))
+    assert crops["single8 repeated shape"] == (1, 1, 2, 2)
+    grid[5, 4] = 4  # the second copy is now another shape
+    assert "single8 repeated shape" not in dict(_object_crops(grid, 0))
+
+
+def test_grid_cells_cut_by_whole_lines_of_one_colour() -> None:
+    grid = np.full((7, 7), 3, np.int8)
+    grid[3, :] = 1
+    grid[:, 3] = 1
+    grid[5, 5] = 6
+    colour, boxes = grid_cells(grid)
+    assert colour == 1 and boxes == [(0, 0, 2, 2), (0, 4, 2, 6), (4, 0, 6, 2), (4, 4, 6, 6)]
+    assert dict(_cell_crops(grid))["cell most content"] == (4, 4, 6, 6)
+    assert grid_cells(np.full((3, 3), 2, np.int8)) is None  # one colour: no two cells
 
 
 @pytest.mark.parametrize("kind", tuple(PAINT_TASKS))

@@ -5,10 +5,7 @@ serve colour maps and fixed recolourings; the rules below read the grid, so a ta
 paint colour changes from demonstration to demonstration is still one program:
 
 * ``most frequent content`` / ``least frequent content``: the most / least frequent colour
-  other than the background (ties: the lowest colour);
-* ``most frequent colour``: the grid's most frequent colour, the background included;
-* ``largest object colour`` / ``smallest object colour``: the colour of the grid's largest /
-  smallest object (one colour, 8-connected), when one object is the largest / smallest.
+  other than the background (ties: the lowest colour).
 
 Besides these, a **self** paint writes every colour ``c`` on its rule's colour-``c`` mask
 ("extend each colour's rays in its own colour"): see :mod:`jaxarc.solve.language.paint`.
@@ -19,16 +16,8 @@ from __future__ import annotations
 import numpy as np
 from jaxtyping import Int8
 
-from jaxarc.solve.language.objects import grid_objects
-
 CONSTANT_RULES: tuple[str, ...] = tuple(f"colour {c}" for c in range(10))
-GRID_RULES: tuple[str, ...] = (
-    "most frequent content",
-    "least frequent content",
-    "most frequent colour",
-    "largest object colour",
-    "smallest object colour",
-)
+GRID_RULES: tuple[str, ...] = ("most frequent content", "least frequent content")
 COLOUR_RULES: tuple[str, ...] = (*CONSTANT_RULES, *GRID_RULES)
 GRID_RULE_TASKS: dict[str, tuple[str, ...]] = {
     # rule -> ARC-AGI-1 training tasks whose simplest program fills with its colour
@@ -45,10 +34,4 @@ def grid_colours(grid: Int8[np.ndarray, "H W"], bg: int) -> np.ndarray:
     content = [c for c in range(10) if counts[c] and c != bg]
     most = max(content, key=lambda c: (counts[c], -c)) if content else -1
     least = min(content, key=lambda c: (counts[c], c)) if content else -1
-    objects = grid_objects(grid, bg)["single8"]
-    by_size = []
-    for pick in (np.max, np.min):
-        chosen = np.flatnonzero(objects.sizes == pick(objects.sizes)) if objects.count else []
-        by_size.append(int(objects.colours[chosen[0]]) if len(chosen) == 1 else -1)
-    overall = int(np.argmax(counts))
-    return np.asarray([*range(10), most, least, overall, *by_size], np.int32)
+    return np.asarray([*range(10), most, least], np.int32)

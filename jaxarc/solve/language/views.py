@@ -318,6 +318,13 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
 }
+CROP_PICK_TASKS: dict[str, tuple[str, ...]] = {
+    # crops by the picks beyond the selectors and the one-object picks (touching a colour,
+    # symmetric, copies of one shape, a frame's inside, colour rank, panels of a cut grid)
+    # -> ARC-AGI-1 training tasks whose simplest program starts from one
+    "content crops": ("0b148d64", "1c786137", "2dc579da", "48d8fb45", "72ca375d"),
+}
+CONTENT_CROPS = ("touching colour", "symmetric", "inside", "frequent colour", "cell ")
 VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its views' names
     "input": ("input",),
     "turns and mirrors": tuple(DIHEDRAL),
@@ -395,6 +402,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
 
 
 __all__ = [
+    "CONTENT_CROPS",
+    "CROP_PICK_TASKS",
     "DIHEDRAL",
     "VIEW_KINDS",
     "VIEW_TASKS",
