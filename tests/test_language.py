@@ -366,3 +366,28 @@ def test_a_rule_at_work_in_every_demonstration_is_kept_under_support() -> None:
     colours = [grid_colours(g, 0) for g in problem.demo_inputs]
     cover = find_cover(views, list(problem.demo_outputs), colours, min_support=2)
     assert cover is not None and len(cover) == 1 and cover[0].colour == "colour 4"
+
+
+def test_the_cover_runs_on_one_blas_thread(monkeypatch) -> None:
+    """BLAS threads that spin while they wait slow the cover's small products a hundredfold
+    on a busy CPU: the finder limits BLAS to one thread while it works, and only then."""
+    from threadpoolctl import threadpool_info
+
+    from jaxarc.solve.language import finder
+
+    seen = []
+    real = finder.find_cover
+
+    def watched(*args, **kwargs):
+        seen.append(
+            {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+        )
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(finder, "find_cover", watched)
+    pairs = [_around_centre(2, 4), _around_centre(3, 4)]
+    problem = Problem(
+        "rings", tuple(a for a, _ in pairs), tuple(b for _, b in pairs), (pairs[0][0],)
+    )
+    assert language_solutions(problem)
+    assert seen and all(threads <= {1} for threads in seen)

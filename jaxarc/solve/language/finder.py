@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from jaxarc.solve.language.colours import grid_colours
 from jaxarc.solve.language.masks import FAMILY_NAMES
@@ -46,7 +47,21 @@ def language_solutions(
     """Up to ``max_programs`` language programs that solve ``problem`` 's demonstrations,
     simplest first, with pairwise different test predictions; only the mask rules of
     ``families`` and the views named in ``views`` (kinds such as ``"crop"``, ``"parts"``:
-    a view is used when its name starts with one; ``None``: every view) are used."""
+    a view is used when its name starts with one; ``None``: every view) are used.
+
+    The cover's matrix products are small (rules x cells): they run on one BLAS thread,
+    since BLAS threads that wait for work by spinning slow them and every other process on
+    a busy CPU by two orders of magnitude."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _language_solutions(problem, max_programs, families, views)
+
+
+def _language_solutions(
+    problem: Problem,
+    max_programs: int,
+    families: tuple[str, ...],
+    views: tuple[str, ...] | None,
+) -> list[LanguageSolution]:
     fitting = task_views(problem)
     if views is not None:
         fitting = {n: v for n, v in fitting.items() if n.startswith(views)}

@@ -248,23 +248,30 @@ class CoverTables:
             q = int(np.flatnonzero(safe[k])[0])
             paints.append(Paint("fill", self.names[k], COLOUR_RULES[q]))
             rows.append(self.cells[k])
-        for colour in np.unique(self.source):  # kept to the source's cells of one colour
-            inside = self.source == colour
-            part = remaining & inside
-            if not part.any():
-                continue
-            gains_here = self.cells_f[:, part].sum(1)
-            useful_here = (gains_here > 0.5) & (gains > gains_here + 0.5)
-            if not useful_here.any():
-                continue
-            checked = inside & free  # the cells a paint kept to this colour writes for good
-            bad_here = (self.cells_f[:, checked] @ self.checks[checked]) > 0.5
-            self._self_paints(bad_here, inside, int(colour), add)
-            safe = self._safe_fills(bad_here) & useful_here[:, None]
-            for k in np.flatnonzero(safe.any(1)):
-                q = int(np.flatnonzero(safe[k])[0])
-                paints.append(Paint("fill", self.names[k], COLOUR_RULES[q], int(colour)))
-                rows.append(self.cells[k] & inside)
+        # kept to the source's cells of one colour: every colour's counts in two products
+        colours = np.unique(self.source)
+        insides = self.source[None] == colours[:, None]  # [C, N]
+        parts = insides & remaining[None]
+        live = parts.any(1)
+        gains_here = self.cells_f @ parts[live].T.astype(np.float32)  # [R, C']
+        useful_here = (gains_here > 0.5) & (gains[:, None] > gains_here + 0.5)
+        colours, insides = colours[live], insides[live]
+        live = useful_here.any(0)
+        if live.any():
+            colours, insides, useful_here = colours[live], insides[live], useful_here[:, live]
+            # the cells a paint kept to a colour writes for good, weighted by each check
+            checked = (insides & free[None]).T.astype(np.float32)  # [N, C'']
+            checks = self.checks.shape[1]
+            weights = (checked[:, :, None] * self.checks[:, None, :]).reshape(len(checked), -1)
+            bad_all = (self.cells_f @ weights).reshape(len(self.names), len(colours), checks)
+            for j, (colour, inside) in enumerate(zip(colours, insides, strict=True)):
+                bad_here = bad_all[:, j] > 0.5
+                self._self_paints(bad_here, inside, int(colour), add)
+                safe = self._safe_fills(bad_here) & useful_here[:, j, None]
+                for k in np.flatnonzero(safe.any(1)):
+                    q = int(np.flatnonzero(safe[k])[0])
+                    paints.append(Paint("fill", self.names[k], COLOUR_RULES[q], int(colour)))
+                    rows.append(self.cells[k] & inside)
         if not paints:
             return [], np.zeros((0, self.out.size), bool)
         return paints, np.stack(rows)
