@@ -4,7 +4,11 @@ demonstration pairs alone, then played on its test inputs.
 The policy is a distribution over programs of ``program_length`` environment actions, each
 drawn from the task's **vocabulary** (:func:`program_vocabulary`): a no-op (so a program may
 be shorter), the search's candidate actions (:mod:`jaxarc.solve.candidates`) and the actions
-that lay out a tiling tile by tile (:func:`jaxarc.solve.tiling.tile_layout_actions`). Its
+that lay out a tiling tile by tile (:func:`jaxarc.solve.tiling.tile_layout_actions`); with
+``LearnerVariant(language=True)``, also the content language's items, the search's safe
+paints played as mask actions (:mod:`jaxarc.solve.language.vocabulary`; the search and the
+learner draw from one language; a step plays a row's bbox action, then its mask actions,
+:mod:`jaxarc.solve.mixed_replay`). Its
 parameters are one row of logits per previous action, ``[C, C]`` (a chain; or one row per
 step, ``[T, C]``), starting with every action equally likely but the stop, at
 ``noop_prior`` (or from a prior, :mod:`jaxarc.solve.program_prior`): no network, no expert
@@ -23,8 +27,9 @@ first, and the first two with different test grids are the two attempts.
 Static and traced: a task is learned on the smallest canvas of
 :data:`~jaxarc.solve.canvas.CANVAS_SIDES` that holds its grids, with its demonstrations
 padded to a count of :data:`DEMO_SLOTS` and its vocabulary to :data:`VOCABULARY_SLOTS` rows;
-the config, the canvas and the two paddings are static (one compiled program each), the
-task's grids, vocabulary and key are traced. The whole learning of a task (updates and
+the config, the canvas and the two paddings are static (one compiled program each, and
+one per bucket of mask actions an item plays, with the language), the task's grids,
+vocabulary and key are traced. The whole learning of a task (updates and
 steps, ``lax.scan``; programs and grids, ``vmap``) is one call.
 """
 
