@@ -237,14 +237,18 @@ def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLC
             lambda s: s,
             states,
         )
-        for k in range(task.mask_ops.shape[-1]):  # static: 0 without the language
+
+        def mask_step(k: Int32[Array, ""], states: GridState) -> GridState:
             operations = task.mask_ops[column, :, k]  # [G, D]
-            states = jax.lax.cond(
+            return jax.lax.cond(
                 jnp.any(operations >= 0),
-                lambda s, o=operations, k=k: jax.vmap(apply_masks)(s, o, task.masks[column, :, k]),
+                lambda s: jax.vmap(apply_masks)(s, operations, task.masks[column, :, k]),
                 lambda s: s,
                 states,
             )
+
+        if task.mask_ops.shape[-1]:  # static: none without the language
+            states = jax.lax.fori_loop(0, task.mask_ops.shape[-1], mask_step, states)
         return states, jax.vmap(score)(states)
 
     group = jax.tree.map(lambda x: jnp.broadcast_to(x, (programs.shape[0], *x.shape)), root)
