@@ -16,7 +16,11 @@ settings, :class:`jaxarc.solve.program_rl.ProgramRLConfig`, and of its experimen
 switches, :class:`jaxarc.solve.program_variant.LearnerVariant` (``default``: no change;
 ``jaxarc solve`` always learns with the adopted design). Each row
 gives the tasks solved (pass@2, scored against the known test outputs after learning, as
-``jaxarc solve`` scores), the wall time with compiling included, and which tasks.
+``jaxarc solve`` scores), those solved by a program that solves every demonstration (the
+report's ``solved_tasks_by_solutions``), the wall time with compiling included, and which
+tasks. ``--prior shipped`` starts every task from the prior shipped with the package and
+learns with its settings (the variant's changes on top); ``--prior none`` (the default)
+from the uniform start.
 """
 
 from __future__ import annotations
@@ -78,11 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("reachable", "tuning"), default="reachable")
     parser.add_argument("--variant", action="append", default=None, help="NAME[:f=v,...]")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--prior", choices=("none", "shipped"), default="none")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)
     variants = [parse_variant(v) for v in args.variant or ["default"]]
 
     from jaxarc.data.loading import load_bank
+    from jaxarc.solve.attempts import solved_by_solutions
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
     from jaxarc.solve.program_rl import solve_with_program_rl
     from jaxarc.solve.submission import entries, score_submission
@@ -91,23 +97,51 @@ def main(argv: list[str] | None = None) -> int:
     bank = bank.subset(split_indices(args.split, list(bank.task_ids)))
     problems = problems_from_bank(bank)
     known = known_test_outputs(bank)
+    prior, base = None, {}
+    if args.prior == "shipped":
+        from jaxarc.solve.prior_store import load_prior
+        from jaxarc.solve.program_rl_method import DEFAULT_PRIOR_DIR
+
+        prior, prior_config = load_prior(DEFAULT_PRIOR_DIR)
+        base = dataclasses.asdict(prior_config.program)
     rows = []
     for name, changes in variants:
-        config, variant = learner(changes)
+        config, variant = learner({**base, **changes})
         start = time.perf_counter()
-        attempts, _ = solve_with_program_rl(problems, config, seed=args.seed, variant=variant)
+        attempts, records = solve_with_program_rl(
+            problems, config, seed=args.seed, prior=prior, variant=variant
+        )
         seconds = time.perf_counter() - start
         submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
         scored = score_submission(submission, known)["tasks"]
         solved = sorted(task for task, result in scored.items() if result["solved"])
-        rows.append({"variant": name, "changes": changes, "solved": solved, "seconds": seconds})
+        by_solutions = sorted(solved_by_solutions(scored, records))
+        rows.append(
+            {
+                "variant": name,
+                "changes": changes,
+                "prior": args.prior,
+                "solved": solved,
+                "solved_by_solutions": by_solutions,
+                "seconds": seconds,
+            }
+        )
         print(f"{name}: {len(solved)} of {len(problems)} in {seconds:.0f} s", flush=True)
 
-    print(f"\narc-agi-1/training, {args.split} split ({len(problems)} tasks), seed {args.seed}")
-    print("| variant | solved | wall (compiling included) | tasks |\n|---|---|---|---|")
+    print(
+        f"\narc-agi-1/training, {args.split} split ({len(problems)} tasks), seed {args.seed}, "
+        f"prior {args.prior}"
+    )
+    print(
+        "| variant | solved | by solutions | wall (compiling included) | tasks |\n"
+        "|---|---|---|---|---|"
+    )
     for row in rows:
         tasks = " ".join(row["solved"])
-        print(f"| {row['variant']} | {len(row['solved'])} | {row['seconds']:.0f} s | {tasks} |")
+        print(
+            f"| {row['variant']} | {len(row['solved'])} | {len(row['solved_by_solutions'])} "
+            f"| {row['seconds']:.0f} s | {tasks} |"
+        )
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -93,6 +93,8 @@ class PriorConfig:
         defaults), unknown, or of a design ``jaxarc solve`` does not learn with."""
         settings = dict(settings)
         program = dict(settings.pop("program", {}))
+        if program:  # a prior made before the language switch learned without the language
+            program.setdefault("language", False)
         design = dataclasses.asdict(ADOPTED)
         learner_fields = [f.name for f in dataclasses.fields(ProgramRLConfig)]
         own_fields = [f.name for f in dataclasses.fields(cls) if f.name != "program"]

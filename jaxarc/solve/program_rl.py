@@ -4,7 +4,11 @@ demonstration pairs alone, then played on its test inputs.
 The policy is a distribution over programs of ``program_length`` environment actions, each
 drawn from the task's **vocabulary** (:func:`program_vocabulary`): a no-op (so a program may
 be shorter), the search's candidate actions (:mod:`jaxarc.solve.candidates`) and the actions
-that lay out a tiling tile by tile (:func:`jaxarc.solve.tiling.tile_layout_actions`). Its
+that lay out a tiling tile by tile (:func:`jaxarc.solve.tiling.tile_layout_actions`); with
+``LearnerVariant(language=True)``, also the content language's items, the search's safe
+paints played as mask actions (:mod:`jaxarc.solve.language.vocabulary`; the search and the
+learner draw from one language; a step plays a row's bbox action, then its mask actions,
+:mod:`jaxarc.solve.mixed_replay`). Its
 parameters are one row of logits per previous action, ``[C, C]`` (a chain; or one row per
 step, ``[T, C]``), starting with every action equally likely but the stop, at
 ``noop_prior`` (or from a prior, :mod:`jaxarc.solve.program_prior`): no network, no expert
@@ -23,8 +27,9 @@ first, and the first two with different test grids are the two attempts.
 Static and traced: a task is learned on the smallest canvas of
 :data:`~jaxarc.solve.canvas.CANVAS_SIDES` that holds its grids, with its demonstrations
 padded to a count of :data:`DEMO_SLOTS` and its vocabulary to :data:`VOCABULARY_SLOTS` rows;
-the config, the canvas and the two paddings are static (one compiled program each), the
-task's grids, vocabulary and key are traced. The whole learning of a task (updates and
+the config, the canvas and the two paddings are static (one compiled program each, and
+one per bucket of mask actions an item plays, with the language), the task's grids,
+vocabulary and key are traced. The whole learning of a task (updates and
 steps, ``lax.scan``; programs and grids, ``vmap``) is one call.
 """
 
@@ -43,17 +48,17 @@ import numpy as np
 import optax
 from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
 
-from jaxarc.envs.structured_actions import BboxAction
-from jaxarc.envs.transition import apply_action, effective_operation
 from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.operations import GridState
 from jaxarc.solve.attempts import describe_sequence, pick_attempts
 from jaxarc.solve.candidates import candidate_actions
 from jaxarc.solve.canvas import bucket, canvas_side
+from jaxarc.solve.language.vocabulary import LANGUAGE_KINDS, LanguageVocabulary, language_vocabulary
+from jaxarc.solve.mixed_replay import bbox_action, mask_action, replay_mixed
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 from jaxarc.solve.replay import MAX_STEPS, replay_on_task
-from jaxarc.solve.search import pad_slots, search_config
+from jaxarc.solve.search import pad_slots
 from jaxarc.solve.tiling import tile_layout_actions
 
 DEMO_SLOTS = (4, 6, 10)  # demonstration pairs, padded up to one of these
@@ -157,14 +162,26 @@ def action_kinds(table: Int32[np.ndarray, "C N 5"]) -> Int32[np.ndarray, " C"]:
     return ((op + 1) * BOX_CLASSES + box_class).astype(np.int32)
 
 
-NUM_KINDS = (ops.NUM_OPERATIONS + 1) * BOX_CLASSES
+NUM_KINDS = (ops.NUM_OPERATIONS + 1) * BOX_CLASSES  # the whole-grid actions' kinds
+ALL_KINDS = NUM_KINDS + LANGUAGE_KINDS  # then the content language's items' kinds
+
+
+def full_prior(prior: Float32[np.ndarray, "K K"]) -> Float32[np.ndarray, "A A"]:
+    """``prior`` over the whole-grid actions' kinds widened to :data:`ALL_KINDS`: the
+    language items' kinds (and every pair with one) start at 0."""
+    prior = np.asarray(prior, np.float32)
+    full = np.zeros((ALL_KINDS, ALL_KINDS), np.float32)
+    full[: prior.shape[0], : prior.shape[1]] = prior
+    return full
 
 
 class TaskArrays(eqx.Module):
     """One task as its learning plays it, padded to static sizes: the vocabulary's rows per
     demonstration ``[C, D, 5]`` (unused rows are no-ops), which rows are real, their kinds,
-    the demonstration inputs, shapes and outputs (``-1`` outside a grid), and which of the
-    ``D`` slots hold a demonstration."""
+    the demonstration inputs, shapes and outputs (``-1`` outside a grid), which of the
+    ``D`` slots hold a demonstration, and each row's mask actions after its bbox action,
+    operations ``[C, D, K]`` (``-1``: none) and masks ``[C, D, K, S, S]`` (``K = 0``
+    without the content language; see :mod:`jaxarc.solve.mixed_replay`)."""
 
     table: Int32[Array, "C D 5"]
     valid: Bool[Array, " C"]
@@ -173,6 +190,8 @@ class TaskArrays(eqx.Module):
     shapes: Int32[Array, "D 2"]
     targets: Int8[Array, "D H W"]
     demo: Bool[Array, " D"]
+    mask_ops: Int32[Array, "C D K"]
+    masks: Bool[Array, "C D K H W"]
 
 
 def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLConfig, side: int):
@@ -181,15 +200,14 @@ def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLC
     left) ``[G, T]``, the whole reward ``[G]``, and, had it stopped after ``t = 0 .. T``
     actions, what it would have earned and whether it would solve every demonstration
     ``[G, T+1]`` (the last column: the whole program)."""
-    env_config = search_config(side)
-    canvas = (side, side)
     root = jax.vmap(GridState.create)(task.inputs, task.shapes)
     pairs = jnp.maximum(jnp.sum(task.demo), 1).astype(jnp.float32)
 
     def one_grid(state: GridState, row: Int32[Array, "5"], grid, shape) -> GridState:
-        act = BboxAction(row[0], row[1], row[2], row[3], row[4]).normalized(canvas)
-        operation = effective_operation(act.operation, jnp.asarray(True), env_config)
-        return apply_action(state, operation, act, grid, shape, env_config)
+        return bbox_action(state, row, grid, shape, side)
+
+    def one_mask(state: GridState, operation, mask, grid, shape) -> GridState:
+        return mask_action(state, operation, mask, grid, shape, side)
 
     def score(states: GridState) -> tuple[Float32[Array, ""], Bool[Array, ""]]:
         """The mean over demonstrations of (solved + share of matching cells) / 2, and
@@ -206,15 +224,31 @@ def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLC
     def apply(states: GridState, rows: Int32[Array, "D 5"]) -> GridState:
         return jax.vmap(one_grid)(states, rows, task.inputs, task.shapes)
 
+    def apply_masks(states: GridState, operations, masks) -> GridState:
+        return jax.vmap(one_mask)(states, operations, masks, task.inputs, task.shapes)
+
     def step(states: GridState, column: Int32[Array, " G"]):
         """Every program's action of one step; skipped when every program has stopped
-        (the learner runs unbatched, so the branch is really not taken)."""
+        (the learner runs unbatched, so the branch is really not taken), and each of the
+        ``K`` mask actions skipped when no program's row has one there."""
         states = jax.lax.cond(
             jnp.any(column != 0),
             lambda s: jax.vmap(apply)(s, task.table[column]),
             lambda s: s,
             states,
         )
+
+        def mask_step(k: Int32[Array, ""], states: GridState) -> GridState:
+            operations = task.mask_ops[column, :, k]  # [G, D]
+            return jax.lax.cond(
+                jnp.any(operations >= 0),
+                lambda s: jax.vmap(apply_masks)(s, operations, task.masks[column, :, k]),
+                lambda s: s,
+                states,
+            )
+
+        if task.mask_ops.shape[-1]:  # static: none without the language
+            states = jax.lax.fori_loop(0, task.mask_ops.shape[-1], mask_step, states)
         return states, jax.vmap(score)(states)
 
     group = jax.tree.map(lambda x: jnp.broadcast_to(x, (programs.shape[0], *x.shape)), root)
@@ -426,10 +460,20 @@ def _learn_program(config: ProgramRLConfig, side: int, variant: LearnerVariant):
     return jax.jit(learn)
 
 
-def task_arrays(problem: Problem) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"], int]:
+def task_arrays(
+    problem: Problem, language: LanguageVocabulary | None = None
+) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"], int]:
     """``problem`` as its learning plays it: ``(the padded arrays, the vocabulary, the
-    canvas side)``."""
+    canvas side)``. With ``language`` (the task's
+    :func:`~jaxarc.solve.language.vocabulary.language_vocabulary`), its items follow the
+    whole-grid actions as rows whose bbox action is the no-op (their kinds after
+    :data:`NUM_KINDS`)."""
     table = program_vocabulary(problem)
+    whole_grid = len(table)
+    items = 0 if language is None else len(language)
+    if items:
+        noop = np.tile(np.asarray(NOOP, np.int32), (items, table.shape[1], 1))
+        table = np.concatenate([table, noop])
     demos = problem.num_demos
     slots = bucket(demos, DEMO_SLOTS)
     rows = bucket(len(table), VOCABULARY_SLOTS)
@@ -447,9 +491,18 @@ def task_arrays(problem: Problem) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"
     targets, _ = pad_slots(problem.demo_outputs, slots, side)
     demo = np.arange(slots) < demos
     targets[~demo] = -1
+    width = language.operations.shape[-1] if items else 0
+    mask_ops = np.full((rows, slots, width), -1, np.int32)
+    masks = np.zeros((rows, slots, width, side, side), bool)
+    if items:
+        assert language is not None  # (for the type checker: items > 0)
+        kinds[whole_grid : whole_grid + items] = NUM_KINDS + language.kinds
+        item_rows = slice(whole_grid, whole_grid + items)
+        mask_ops[item_rows, :demos] = language.operations[:, :demos]
+        masks[item_rows, :demos] = language.masks[:, :demos, :, :side, :side]
     arrays = TaskArrays(
         *(jnp.asarray(x) for x in (demo_table, np.arange(rows) < len(table), kinds)),
-        *(jnp.asarray(x) for x in (inputs, shapes, targets, demo)),
+        *(jnp.asarray(x) for x in (inputs, shapes, targets, demo, mask_ops, masks)),
     )
     return arrays, table, side
 
@@ -460,16 +513,24 @@ def learn_program(
     key: PRNGKeyArray,
     prior: Float32[Array, "K K"] | None = None,
     variant: LearnerVariant = ADOPTED,
+    language: LanguageVocabulary | None = None,
 ) -> tuple[Learned, Int32[np.ndarray, "C N 5"], int]:
     """Learn ``problem``'s program policy from its demonstrations, starting from the
-    ``prior`` over action kinds (a ``"chain"`` policy) or, without one, from
-    :func:`uniform_logits`: ``(what was learned, the vocabulary, the canvas side)``."""
-    arrays, table, side = task_arrays(problem)
+    ``prior`` over action kinds (a ``"chain"`` policy; a prior over the whole-grid kinds
+    alone gives the language's kinds 0, :func:`full_prior`) or, without one, from
+    :func:`uniform_logits`: ``(what was learned, the vocabulary, the canvas side)``. With
+    ``variant.language``, the vocabulary holds the task's language items too (``language``:
+    :func:`~jaxarc.solve.language.vocabulary.language_vocabulary`, made here if ``None``)."""
+    if variant.language and language is None:
+        language = language_vocabulary(problem)
+    arrays, table, side = task_arrays(problem, language if variant.language else None)
     if prior is None:
         init = uniform_logits(arrays.valid, config, variant)
     elif variant.policy != "chain":
         raise ProgramRLError(f"a prior over kinds needs a chain policy, not {variant.policy!r}")
     else:
+        if variant.language:
+            prior = full_prior(np.asarray(prior))
         init = jnp.asarray(prior)[arrays.kinds[:, None], arrays.kinds[None, :]]
     learn = _learn_program(config, side, dataclasses.replace(variant, restarts=1))
     learned = learn(key, arrays, init)
@@ -492,9 +553,51 @@ def greedy_program(
     return np.asarray(program, np.int32)
 
 
-def _program_rows(program: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """A program of vocabulary rows as ``[T', N, 5]`` actions, its no-ops left out."""
-    return table[[int(k) for k in program if k != 0]]
+def _played_rows(program: np.ndarray) -> list[int]:
+    return [int(k) for k in program if k != 0]
+
+
+def _replay_program(
+    problem: Problem,
+    program: np.ndarray,
+    table: np.ndarray,
+    language: LanguageVocabulary | None,
+) -> tuple[bool, list[np.ndarray]]:
+    """``program`` (vocabulary rows) replayed by the environment on ``problem``: by
+    :func:`~jaxarc.solve.replay.replay_on_task` when it holds whole-grid actions alone,
+    else as a mixed program (:func:`~jaxarc.solve.mixed_replay.replay_mixed`)."""
+    rows = _played_rows(program)
+    whole_grid = len(table) - (0 if language is None else len(language))
+    if language is None or all(k < whole_grid for k in rows):
+        return replay_on_task(problem, table[rows])
+    width = language.operations.shape[-1]
+    grids = table.shape[1]
+    operations = np.full((len(rows), grids, width), -1, np.int32)
+    masks = np.zeros((len(rows), grids, width, *language.masks.shape[-2:]), bool)
+    for t, k in enumerate(rows):
+        if k >= whole_grid:
+            operations[t] = language.operations[k - whole_grid]
+            masks[t] = language.masks[k - whole_grid]
+    return replay_mixed(problem, table[rows], operations, masks)
+
+
+def describe_program(
+    problem: Problem,
+    program: np.ndarray,
+    table: np.ndarray,
+    language: LanguageVocabulary | None,
+) -> list[str]:
+    """``program`` (vocabulary rows) in words: whole-grid actions as the search names
+    them, language items as their paints."""
+    whole_grid = len(table) - (0 if language is None else len(language))
+    words: list[str] = []
+    for k in _played_rows(program):
+        if k < whole_grid:
+            words += describe_sequence(table[[k]], problem)
+        else:
+            assert language is not None  # (for the type checker: a language row)
+            words.append(language.describe(k - whole_grid))
+    return words
 
 
 def _ranked_predictions(
@@ -532,15 +635,19 @@ def program_rl_attempts(
     ``prior``, see :func:`learn_program`), and what the learning did (see the module
     docstring)."""
     start = time.perf_counter()
+    language = language_vocabulary(problem) if variant.language else None
     runs, played = [], []  # per restart: (learned, greedy, best); per program: (solves, tests)
     for restart in range(variant.restarts):
         run_key = key if restart == 0 else jax.random.fold_in(key, restart)
-        learned, table, side = learn_program(problem, config, run_key, prior, variant)
+        learned, table, side = learn_program(problem, config, run_key, prior, variant, language)
         logits = np.asarray(learned.logits)
-        greedy = _program_rows(greedy_program(logits, config, variant), table)
-        best = _program_rows(np.asarray(learned.best_program), table)
+        greedy = greedy_program(logits, config, variant)
+        best = np.asarray(learned.best_program)
         runs.append((learned, greedy, best))
-        played += [replay_on_task(problem, greedy), replay_on_task(problem, best)]
+        played += [
+            _replay_program(problem, greedy, table, language),
+            _replay_program(problem, best, table, language),
+        ]
     attempts, from_solutions = pick_attempts(*_ranked_predictions(played, problem))
     top = max(range(len(runs)), key=lambda r: float(runs[r][0].best_reward))  # (first of ties)
     learned, greedy, best = runs[top]
@@ -548,10 +655,11 @@ def program_rl_attempts(
     curve, rewards = np.asarray(learned.solved_share), np.asarray(learned.mean_reward)
     info = {
         "vocabulary": int(len(table)),
+        "language_items": 0 if language is None else len(language),
         "canvas": side,
-        "greedy_program": describe_sequence(greedy, problem),
+        "greedy_program": describe_program(problem, greedy, table, language),
         "greedy_solves_demos": bool(greedy_solves),
-        "best_program": describe_sequence(best, problem),
+        "best_program": describe_program(problem, best, table, language),
         "best_solves_demos": bool(best_solves),
         "first_solved_update": int(learned.first_solved),
         # the last update's group (None without updates)

@@ -29,7 +29,9 @@ class LearnerVariant:
     exploring programs replay a prefix of the memory before their uniform action (else they
     start from the empty program). ``restarts``: the task is learned that many times from
     independent keys, and the test grids of the programs that solve every demonstration
-    vote."""
+    vote. ``language``: the task's content-language items
+    (:mod:`jaxarc.solve.language.vocabulary`: the search's safe paints on the ``input``
+    view of same-shape tasks) join the whole-grid actions in the vocabulary."""
 
     credit: str = "step"
     policy: str = "chain"
@@ -37,6 +39,7 @@ class LearnerVariant:
     hindsight_stop: bool = True
     explore_from_memory: bool = True
     restarts: int = 1
+    language: bool = False
 
     def __post_init__(self) -> None:
         if self.credit not in ("step", "program"):

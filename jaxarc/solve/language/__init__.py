@@ -9,7 +9,9 @@ paints of a task are chosen as a cover that fits every demonstration at once; th
 then becomes one ``MaskAction`` sequence per grid and the environment replays it
 (:mod:`~jaxarc.solve.language.program`). :func:`language_solutions` gives a task's
 programs that solve every demonstration, simplest first; ``jaxarc solve --method search``
-tries them after its breadth-first search and tilings.
+tries them after its breadth-first search and tilings. The program learner can draw from
+the same language: :mod:`~jaxarc.solve.language.vocabulary` offers a task's safe paints one
+by one as items of its vocabulary.
 """
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
