@@ -14,12 +14,11 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from jaxarc.solve.language.colours import grid_colours
 from jaxarc.solve.language.masks import FAMILY_NAMES
 from jaxarc.solve.language.objects import background
-from jaxarc.solve.language.paint import CoverTables, find_cover
+from jaxarc.solve.language.paint import CoverTables, find_cover, one_blas_thread
 from jaxarc.solve.language.program import LanguageProgram, play_on_task
 from jaxarc.solve.language.views import task_views
 from jaxarc.solve.problem import Problem
@@ -47,12 +46,9 @@ def language_solutions(
     """Up to ``max_programs`` language programs that solve ``problem`` 's demonstrations,
     simplest first, with pairwise different test predictions; only the mask rules of
     ``families`` and the views named in ``views`` (kinds such as ``"crop"``, ``"parts"``:
-    a view is used when its name starts with one; ``None``: every view) are used.
-
-    The cover's matrix products are small (rules x cells): they run on one BLAS thread,
-    since BLAS threads that wait for work by spinning slow them and every other process on
-    a busy CPU by two orders of magnitude."""
-    with threadpool_limits(limits=1, user_api="blas"):
+    a view is used when its name starts with one; ``None``: every view) are used. BLAS runs
+    on one thread meanwhile (:func:`~jaxarc.solve.language.paint.one_blas_thread`)."""
+    with one_blas_thread():
         return _language_solutions(problem, max_programs, families, views)
 
 

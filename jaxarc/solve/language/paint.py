@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from jaxarc.solve.language.colours import COLOUR_RULES
 from jaxarc.solve.language.masks import FAMILY_NAMES, colour_template, grid_masks
@@ -39,6 +40,13 @@ PAINT_TASKS: dict[str, tuple[str, ...]] = {
     "map": ("0d3d703e", "25d8a9c8", "3618c87e"),
 }
 MAX_PAINTS = 8  # a cover with more paints is not kept (it describes the demonstrations)
+
+
+def one_blas_thread() -> threadpool_limits:
+    """A context in which NumPy's BLAS runs on one thread: the cover's matrix products are
+    small (rules x cells), and BLAS threads that wait for work by spinning slow them, and
+    every other process on a busy CPU, by two orders of magnitude."""
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -32,7 +32,7 @@ from jaxtyping import Bool, Int32
 from jaxarc.solve.language.colours import grid_colours
 from jaxarc.solve.language.masks import FAMILY_NAMES, family_masks
 from jaxarc.solve.language.objects import background
-from jaxarc.solve.language.paint import CoverTables, Paint
+from jaxarc.solve.language.paint import CoverTables, Paint, one_blas_thread
 from jaxarc.solve.language.program import LanguageProgram, grid_actions
 from jaxarc.solve.language.views import task_views
 from jaxarc.solve.problem import MAX_SIDE, Problem
@@ -81,10 +81,11 @@ def ranked_paints(problem: Problem, max_items: int = MAX_ITEMS) -> list[Paint]:
     demos = problem.num_demos
     bg = background(*problem.demo_inputs, *problem.test_inputs)
     colours = [grid_colours(grid, bg) for grid in problem.demo_inputs]
-    tables = CoverTables(column[:demos], list(problem.demo_outputs), colours)
-    if not tables.wrong.any():
-        return []
-    paints, writes = tables.safe_paints(np.zeros_like(tables.wrong), tables.wrong)
+    with one_blas_thread():
+        tables = CoverTables(column[:demos], list(problem.demo_outputs), colours)
+        if not tables.wrong.any():
+            return []
+        paints, writes = tables.safe_paints(np.zeros_like(tables.wrong), tables.wrong)
     if not paints:
         return []
     gains = (writes & tables.wrong[None]).sum(1)
