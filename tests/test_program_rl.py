@@ -398,13 +398,13 @@ def test_pretrain_then_solve_from_the_prior_never_reads_a_test_output(
         solve_source = _write_dir(tmp_path / kind, held_out, kind)
         out_file = tmp_path / f"{kind}.json"
         argv = ["solve", "--no-compile-cache", "--source", str(solve_source)]
-        argv += ["--prior", str(prior_dir), "--budget", "8192", "--out", str(out_file)]
+        argv += ["--prior", str(prior_dir), "--budget", "2048", "--out", str(out_file)]
         code, out, err = _run(capsys, *argv)
         assert code == 0, err
         submissions[kind] = json.loads(out_file.read_text())
         report = json.loads(out_file.with_suffix(".report.json").read_text())
         assert report["method"] == "program-rl" and report["prior"] == str(prior_dir)
-        assert report["program_rl"]["updates"] == 8192 // (64 * 16)
+        assert report["program_rl"]["updates"] == 2048 // (64 * 16)
         assert report["seen_by_prior"] == [] and "prior saw" not in out
     assert submissions["true"] == submissions["corrupt"]
     truth = json.loads((tmp_path / "true.report.json").read_text())
