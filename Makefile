@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 # `make run TRAIN_ARGS="--preset quick --num-updates 20"` changes the run.
 TRAIN_ARGS ?= --preset quick --run-dir runs/quick --fresh-run-dir
 
-.PHONY: run test test-experimental docs lint bench clean
+.PHONY: run test test-long docs lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,13 +28,13 @@ run: $(VENV)/.run-installed  ## the main job on the embedded default data
 
 test: $(VENV)/.dev-installed  ## the whole test suite, then how long it took
 	$(BIN)/ruff check jaxarc tests examples benchmarks
-	@start=$$(date +%s); $(BIN)/python -m pytest -n 2 -q --durations=15 -m "not experimental"; status=$$?; \
+	@start=$$(date +%s); $(BIN)/python -m pytest -n 2 -q --durations=15 -m "not long"; status=$$?; \
 	took=$$(( $$(date +%s) - start )); \
 	echo "make test: the test suite took $$((took / 60)) min $$((took % 60)) s (pytest exit code $$status)"; \
 	exit $$status
 
-test-experimental: $(VENV)/.dev-installed  ## the long runs of the experimental solve methods
-	$(BIN)/python -m pytest -n 2 -q -m experimental
+test-long: $(VENV)/.dev-installed  ## the long runs that shorter tests back up (CI runs them)
+	$(BIN)/python -m pytest -n 2 -q -m long
 
 # the docs tools and the package itself (mkdocstrings reads its docstrings)
 $(VENV)/.docs-installed: pyproject.toml $(BIN)/python

@@ -379,6 +379,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+@pytest.mark.long  # program-rl is not the default; test_prior_overlap pretrains and solves too
 @pytest.mark.slow  # pretrains, then solves twice (~60 s)
 def test_pretrain_then_solve_from_the_prior_never_reads_a_test_output(
     tmp_path: Path, capsys

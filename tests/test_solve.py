@@ -371,7 +371,7 @@ def _fill_tasks(kind: str = "true") -> dict:
     return tasks
 
 
-@pytest.mark.experimental  # test-time-rl, an experimental method
+@pytest.mark.long  # test-time-rl, an experimental method
 @pytest.mark.slow
 def test_test_time_rl_learns_each_task_from_its_demonstrations_and_never_peeks(
     tmp_path: Path, capsys
@@ -493,7 +493,7 @@ def test_tasks_learn_in_banks_of_one_canvas_and_a_similar_number_of_demonstratio
     ]
 
 
-@pytest.mark.experimental  # test-time-rl, an experimental method
+@pytest.mark.long  # test-time-rl, an experimental method
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="counts Linux memory mappings")
 def test_test_time_rl_holds_one_bank_s_programs_at_a_time() -> None:

@@ -131,6 +131,7 @@ def test_a_share_solves_each_task_with_the_keys_of_its_place_in_the_whole_run() 
         assert all(records[t]["sequences"] == whole[t]["sequences"] for t in records)
 
 
+@pytest.mark.long  # the share, its keys and a two-process refusal are checked above and below
 @pytest.mark.slow  # three runs at once, each compiling the search (~40 s on 2 busy cores)
 def test_two_processes_share_the_tasks_and_process_0_writes_one_run_s_submission(
     tmp_path: Path,

@@ -54,7 +54,7 @@ def test_progress_log_keeps_finished_tasks_through_a_cut_line_and_refuses_anothe
         ProgressLog.open(tmp_path / "other.json", HEADER)
 
 
-@pytest.mark.experimental  # test-time-rl, an experimental method
+@pytest.mark.long  # test-time-rl, an experimental method
 @pytest.mark.slow
 def test_a_killed_test_time_rl_run_resumes_to_the_uninterrupted_submission(
     tmp_path: Path, capsys
