@@ -98,19 +98,26 @@ def object_picks(objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
         yield "second largest", sizes == distinct[-2]
 
 
+def touching_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
+    """``("touching colour c", chosen)`` for each colour ``c`` of ``grid`` but ``bg``: the
+    objects with a cell of another colour 8-next to a cell of ``c``."""
+    if objects.count == 0:
+        return
+    for c in COLOURS:
+        if c == bg or not (grid == c).any():
+            continue
+        near = ndimage.binary_dilation(grid == c, EIGHT) & (grid != c) & (objects.labels >= 0)
+        touching = np.zeros(objects.count, bool)
+        touching[np.unique(objects.labels[near])] = True
+        yield f"touching colour {c}", touching
+
+
 def object_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     for kind, objects in grid_objects(grid, bg).items():
         for name, chosen in object_picks(objects):
             yield f"{kind} {name}", objects.union(chosen)
-        if objects.count == 0:
-            continue
-        for c in COLOURS:
-            if c == bg or not (grid == c).any():
-                continue
-            near = ndimage.binary_dilation(grid == c, EIGHT) & (grid != c) & (objects.labels >= 0)
-            touching = np.zeros(objects.count, bool)
-            touching[np.unique(objects.labels[near])] = True
-            yield f"{kind} touching colour {c}", objects.union(touching)
+        for name, chosen in touching_picks(grid, bg, objects):
+            yield f"{kind} {name}", objects.union(chosen)
 
 
 def object_part_masks(grid: np.ndarray, bg: int) -> NamedMasks:

@@ -124,7 +124,7 @@ def find_cover(
     of ``families`` (:data:`~jaxarc.solve.language.masks.MASK_FAMILIES`) are. With
     ``min_support`` ``k``, every paint but the colour map must fix cells of at least ``k``
     demonstrations (a rule seen at work once describes a demonstration, it does not explain
-    it). ``tables``: :func:`cover_tables` of the same arguments, to share between calls.
+    it). ``tables``: the :class:`CoverTables` of the same arguments, to share between calls.
 
     The cover is built from the last paint back (layers): the last paint must be safe;
     a paint before it may write wrong colours only on cells that a later paint writes
@@ -138,11 +138,12 @@ def find_cover(
     chosen: list[Paint] = []
     while remaining.any() and len(chosen) < MAX_PAINTS:
         paints, writes = tables.safe_paints(later, remaining)
-        support = tables.support(writes)
+        support = tables.support(writes) if min_support > 1 else None  # (1: any paint fixes one)
         keep = [
             k
             for k, paint in enumerate(paints)
-            if paint not in banned and (paint.kind == "map" or support[k] >= min_support)
+            if paint not in banned
+            and (support is None or paint.kind == "map" or support[k] >= min_support)
         ]
         if not keep:
             return None

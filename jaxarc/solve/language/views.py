@@ -41,12 +41,12 @@ from collections.abc import Iterator
 
 import numpy as np
 from jaxtyping import Bool, Int8
-from scipy import ndimage
 
-from jaxarc.solve.language.masks import object_picks
-from jaxarc.solve.language.objects import EIGHT, Objects, background, grid_objects
+from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
+from jaxarc.solve.language.masks import object_picks, touching_picks
+from jaxarc.solve.language.objects import Objects, background, grid_objects
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.selectors import select_boxes
+from jaxarc.solve.selectors import cells_box, select_boxes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,14 +81,9 @@ def _crop_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[s
     """The picks of :func:`~jaxarc.solve.language.masks.object_picks`, the objects touching
     each colour, and the objects that are their own mirror image."""
     yield from object_picks(objects)
+    yield from touching_picks(grid, bg, objects)
     if objects.count == 0:
         return
-    for c in range(10):
-        if c != bg and (grid == c).any():
-            near = ndimage.binary_dilation(grid == c, EIGHT) & (grid != c) & (objects.labels >= 0)
-            touching = np.zeros(objects.count, bool)
-            touching[np.unique(objects.labels[near])] = True
-            yield f"touching colour {c}", touching
     mirrored = np.zeros(objects.count, bool)
     for k, (r1, c1, r2, c2) in enumerate(objects.boxes):
         own = np.where(
@@ -117,17 +112,16 @@ def _object_crops(grid: np.ndarray, bg: int) -> Iterator[tuple[str, tuple[int, i
 def _colour_rank_boxes(
     grid: np.ndarray, bg: int
 ) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
-    """The boxes of the most and the least frequent colour other than the background."""
-    counts = np.bincount(grid.reshape(-1).astype(np.int64), minlength=10)
-    content = [c for c in range(10) if counts[c] and c != bg]
-    if not content:
-        return
-    for name, colour in (
-        ("most frequent colour", max(content, key=lambda c: (counts[c], -c))),
-        ("least frequent colour", min(content, key=lambda c: (counts[c], c))),
+    """The boxes of the most and the least frequent colour other than the background (the
+    grid colour rules ``most frequent content`` / ``least frequent content``)."""
+    colours = grid_colours(grid, bg)
+    for name, rule in (
+        ("most frequent colour", "most frequent content"),
+        ("least frequent colour", "least frequent content"),
     ):
-        (r1, c1), (r2, c2) = np.argwhere(grid == colour).min(0), np.argwhere(grid == colour).max(0)
-        yield name, (int(r1), int(c1), int(r2), int(c2))
+        colour = int(colours[COLOUR_RULES.index(rule)])
+        if colour >= 0:
+            yield name, cells_box(grid == colour)
 
 
 def _runs(lines: np.ndarray) -> list[tuple[int, int]]:
