@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from jaxarc.agents.run.task_progress import TaskProgress, percent
 from jaxarc.cli.arg_types import non_negative_int, positive_int
 from jaxarc.cli.main import CLIError
-from jaxarc.cli.progress import TaskProgress
 from jaxarc.cli.runtime import add_runtime_flags, prepare_runtime
 
 BASELINES = ("predictor-rule",)  # jaxarc.agents.run.evaluate.BASELINES (no jax import here)
@@ -151,12 +151,6 @@ def run_eval(args: argparse.Namespace) -> int:
         print(eval_summary(report, args.attempts))
         print(f"results: {out}")
     return 0
-
-
-def percent(rate: float) -> str:
-    """A rate in ``[0, 1]`` as the CLI and the docs print it: ``100%``, ``99.8%``, ``0.25%``."""
-    text = f"{100 * rate:.2f}" if 0 < rate < 0.01 else f"{100 * rate:.1f}"
-    return text.removesuffix(".0") + "%"
 
 
 def eval_summary(report: dict[str, Any], attempts: int) -> str:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from jaxarc.agents.run.task_progress import TaskProgress
 from jaxarc.cli.arg_types import positive_int
 from jaxarc.cli.main import CLIError
 from jaxarc.cli.output_paths import check_output_dir
-from jaxarc.cli.progress import TaskProgress
 from jaxarc.cli.runtime import add_runtime_flags, prepare_runtime
 
 

@@ -19,15 +19,6 @@ def default_compile_cache_dir() -> Path:
     return cache_root() / "xla-compilation-cache"
 
 
-def enable_compile_cache(directory: Path) -> None:
-    """Persist compiled XLA programs in ``directory`` so later runs skip compilation."""
-    import jax
-
-    directory.mkdir(parents=True, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", str(directory))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-
-
 def add_runtime_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("runtime (no effect on the results)")
     group.add_argument(
@@ -64,13 +55,25 @@ def join_distributed(args: argparse.Namespace) -> bool:
     return is_primary_process()
 
 
+def _compile_cache_dir(args: argparse.Namespace) -> Path | None:
+    """Where compiled programs persist (``None`` with ``--no-compile-cache``)."""
+    if args.no_compile_cache:
+        return None
+    return args.compile_cache_dir or default_compile_cache_dir()
+
+
 def enable_compile_cache_from_args(args: argparse.Namespace) -> None:
-    if not args.no_compile_cache:
-        enable_compile_cache(args.compile_cache_dir or default_compile_cache_dir())
+    from jaxarc.agents.run.distributed import enable_compile_cache
+
+    directory = _compile_cache_dir(args)
+    if directory is not None:
+        enable_compile_cache(directory)
 
 
 def prepare_runtime(args: argparse.Namespace) -> bool:
-    """Join the distributed run and switch on the compile cache; returns "am I primary"."""
-    primary = join_distributed(args)
-    enable_compile_cache_from_args(args)
-    return primary
+    """Join the distributed run and switch on the compile cache; returns "am I primary".
+    (Every flag is read here before the runtime starts below the CLI.)"""
+    from jaxarc.agents.run.distributed import start_process
+
+    config, cache = _distributed_config(args), _compile_cache_dir(args)
+    return start_process(config, cache)

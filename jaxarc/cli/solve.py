@@ -1,11 +1,12 @@
 """``jaxarc solve``: two attempts at every test input of a task source, written as an ARC
 Prize submission (see ``docs/solve.md``).
 
-This module only parses the flags, builds the method they name (a
-:class:`~jaxarc.solve.method.SolveMethod`, see :mod:`jaxarc.solve.method`), runs it over the
-tasks and writes. Every output path is checked before the first task. The submission is
-written atomically after every task is solved and the result validated: on any error
-nothing is written. Where the source knows its test outputs the run scores itself (pass@2
+This module only parses the flags, checks them and every output path before the first
+task, and hands them to :func:`jaxarc.solve.source_run.solve_source`, which builds the
+method they name (a :class:`~jaxarc.solve.method.SolveMethod`, see
+:mod:`jaxarc.solve.method_choice`), runs it over the tasks and assembles the report. The
+submission is written atomically after every task is solved and the result validated: on
+any error nothing is written. Where the source knows its test outputs the run scores itself (pass@2
 by task), and a report with one entry per task is written beside the submission (``<out>``
 with ``.report.json``). With a program prior, the tasks it was pretrained on are named in
 one line before the first task, solved and written, and left out of the score.
@@ -18,14 +19,12 @@ process 0 gathers them and writes the one submission and report; the others writ
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 from typing import Any
 
 from jaxarc.cli.arg_types import positive_int
 from jaxarc.cli.main import CLIError
 from jaxarc.cli.output_paths import check_output_file
-from jaxarc.cli.progress import TaskProgress
 from jaxarc.cli.runtime import add_runtime_flags, prepare_runtime
 
 DEFAULT_METHOD = "search"  # the best on the tuning split (ARC-AGI-1 training tasks 0-99)
@@ -34,8 +33,7 @@ EXPERIMENTAL = ("random", "policy", "test-time-rl")
 CHECKPOINT_METHODS = ("policy", "test-time-rl")  # a trained network run
 DEPTH_METHODS = ("search", "random")
 UNSHARED_METHODS = ("policy", "test-time-rl")  # (SolveMethod.shares_tasks is False)
-NO_PRIOR = "none"
-SEEN_IDS_LISTED = 10  # ids named in the line on the tasks a prior saw
+NO_PRIOR = "none"  # (jaxarc.solve.method_choice.NO_PRIOR)
 
 
 def _budget(text: str) -> Any:
@@ -171,201 +169,41 @@ def _output_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     return out, report
 
 
-def _build_method(args: argparse.Namespace, out: Path) -> Any:
-    """The method the flags name, built (and so checked) before the first task."""
-    steps = None if args.budget is None else args.budget.steps
-    if args.method == "program-rl":
-        from jaxarc.solve.program_rl_method import DEFAULT_PRIOR_DIR, ProgramRLMethod
-
-        prior = {None: DEFAULT_PRIOR_DIR, NO_PRIOR: None}.get(args.prior, args.prior)
-        return ProgramRLMethod.with_budget(
-            None if prior is None else Path(prior), steps, seed=args.seed
-        )
-    if args.method in DEPTH_METHODS:
-        from jaxarc.solve.method import Budget
-        from jaxarc.solve.search_method import (
-            RandomConfig,
-            RandomMethod,
-            SearchConfig,
-            SearchMethod,
-        )
-
-        depth = 2 if args.depth is None else args.depth
-        if args.method == "search":
-            return SearchMethod(SearchConfig(depth, args.budget or Budget()))
-        return RandomMethod(RandomConfig(depth, args.seed))
-    from jaxarc.solve.policy_finetune import TestTimeConfig
-    from jaxarc.solve.policy_methods import (
-        FrozenPolicyConfig,
-        FrozenPolicyMethod,
-        PolicyFinetuneConfig,
-        PolicyFinetuneMethod,
-    )
-
-    if args.method == "policy":
-        config = FrozenPolicyConfig(args.checkpoint, steps, args.batch_size, args.seed)
-        return FrozenPolicyMethod(config)
-    finetune = TestTimeConfig(tasks_at_once=args.tasks_at_once or 1)
-    return PolicyFinetuneMethod(
-        PolicyFinetuneConfig(args.checkpoint, steps, finetune, progress_log_path(out), args.seed)
-    )
-
-
 def run_solve(args: argparse.Namespace) -> int:
     _check_flags(args)
     out, report_path = _output_paths(args)
     primary = prepare_runtime(args)
     from jaxarc.benchmarking.compile_clock import CompileClock
-    from jaxarc.data.loading import load_bank
-    from jaxarc.solve.attempts import solved_by_solutions
-    from jaxarc.solve.method import MethodError
-    from jaxarc.solve.problem import ProblemError, known_test_outputs, problems_from_bank
-    from jaxarc.solve.sharing import ShareError, TaskSharing, solve_share
-    from jaxarc.solve.submission import entries, score_submission, validate_submission
+    from jaxarc.solve.method_choice import MethodChoice
+    from jaxarc.solve.source_run import (
+        SolveRequest,
+        SolveRunError,
+        solve_source,
+        summary_line,
+        write_outcome,
+    )
 
-    start = time.perf_counter()
+    choice = MethodChoice(
+        name=args.method,
+        prior=args.prior,
+        checkpoint=args.checkpoint,
+        depth=args.depth,
+        budget=args.budget,
+        seed=args.seed,
+        tasks_at_once=args.tasks_at_once,
+        batch_size=args.batch_size,
+        progress_log=progress_log_path(out),
+    )
+    request = SolveRequest(args.source, args.solutions, args.limit)
     try:
-        method = _build_method(args, out)
-    except MethodError as err:
+        with CompileClock() as clock:  # (making programs is reported apart from running them)
+            outcome = solve_source(choice, request, clock, primary=primary)
+        if outcome is None:  # (this process's share is with process 0, which writes)
+            return 0
+        write_outcome(out, report_path, outcome)
+    except SolveRunError as err:
         raise CLIError(str(err)) from None
-    try:
-        bank = load_bank(args.source, solutions=args.solutions)
-    except ValueError as err:
-        raise CLIError(f"cannot load {args.source}: {err}") from None
-    if args.limit is not None:
-        bank = bank.subset(range(min(args.limit, bank.num_tasks)))
-    try:
-        problems = problems_from_bank(bank)
-    except ProblemError as err:
-        raise CLIError(str(err)) from None
-    seen = _seen_by_prior(method, problems, args.source, primary)
-    try:
-        sharing = TaskSharing.of_this_process(problems)
-    except ShareError as err:
-        raise CLIError(str(err)) from None
-    label = f"{args.source}: {method.describe()}"
-    if sharing.count > 1:
-        mine = len(sharing.share.problems)
-        label += f" (process 0 of {sharing.count}: {mine} of {len(problems)} tasks)"
-    progress = TaskProgress(label, enabled=primary)
-    with CompileClock() as clock:  # (making programs is reported apart from running them)
-        try:
-            gathered = solve_share(method, sharing, _plan(args, method), progress)
-        except (MethodError, ShareError) as err:
-            raise CLIError(str(err)) from None
-        finally:
-            progress.close()
-    if gathered is None:  # (this process's share is with process 0, which writes)
-        return 0
-    attempts, records = gathered
-    submission = {p.task_id: entries(attempts[p.task_id]) for p in problems}
-    validate_submission(submission, {p.task_id: p.num_tests for p in problems})
-    seconds = time.perf_counter() - start
-    score = score_submission(submission, known_test_outputs(bank), leave_out=seen or ())
-    by_solutions = solved_by_solutions(score["tasks"], records)
-    report = {
-        "source": args.source,
-        "method": method.name,
-        "experimental": method.experimental,
-        "budget": (args.budget.describe() if args.budget is not None else "none"),
-        "seed": args.seed,
-        "num_tasks": len(problems),
-        "processes": sharing.count,
-        "wall_seconds": round(seconds, 1),
-        **_speed(clock, method, seconds, len(problems) - method.tasks_done_before()),
-        **method.settings(),
-        **({} if seen is None else {"seen_by_prior": seen}),
-        **{k: v for k, v in score.items() if k != "tasks"},
-        # solved by an attempt from a program that solves every demonstration (the rest: luck)
-        "solved_tasks_by_solutions": len(by_solutions),
-        "tasks": {
-            task_id: {**records.get(task_id, {}), **score["tasks"].get(task_id, {})}
-            for task_id in submission
-        },
-    }
-    _write(out, report_path, submission, report)
-    progress_log_path(out).unlink(missing_ok=True)  # (its tasks are in the two)
-    print(solve_summary(report))
+    choice.progress_log.unlink(missing_ok=True)  # (its tasks are in the two)
+    print(summary_line(outcome.report))
     print(f"submission: {out}\nreport: {report_path}")
     return 0
-
-
-def _plan(args: argparse.Namespace, method: Any) -> dict[str, Any]:
-    """What every process of a run must agree on besides its tasks (JSON types)."""
-    budget = args.budget.describe() if args.budget is not None else "none"
-    return {"method": method.name, "budget": budget, "seed": args.seed, **method.settings()}
-
-
-def _seen_by_prior(method: Any, problems: list, source: str, primary: bool) -> list[str] | None:
-    """program-rl: the ids of the tasks its prior was pretrained on (by content), named in
-    one line when there are any; ``None`` for other methods or a prior that records no task
-    hashes (one line says so)."""
-    if method.name != "program-rl":
-        return None
-    from jaxarc.solve.method import MethodError
-
-    try:
-        seen = method.tasks_seen_by_prior(problems)
-    except MethodError as err:
-        raise CLIError(str(err)) from None
-    if primary and seen is None:
-        print(f"the prior records no task hashes: which tasks of {source} it saw is unknown")
-    elif primary and seen:
-        named = ", ".join(seen[:SEEN_IDS_LISTED]) + (", ..." if len(seen) > SEEN_IDS_LISTED else "")
-        print(
-            f"prior saw {len(seen)} of {len(problems)} tasks of {source} (left out of the "
-            f"score): {named}"
-        )
-    return seen
-
-
-def _speed(clock: Any, method: Any, seconds: float, learned_tasks: int) -> dict[str, Any]:
-    """The run's speed with making programs apart; with the steps the method counts,
-    ``<unit>_per_second`` (e.g. ``program_steps_per_second``: program steps played per
-    demonstration pair, a second)."""
-    speed = clock.speed(seconds, learned_tasks)
-    per_task = method.steps_per_task()
-    if per_task and learned_tasks:
-        running = max(seconds - clock.seconds, 1e-9)
-        speed[f"{method.step_unit}_per_second"] = round(per_task * learned_tasks / running)
-    return speed
-
-
-def _write(out: Path, report_path: Path, submission: dict, report: dict) -> None:
-    """Both files or neither, each atomically; a write that still fails is one line."""
-    from jaxarc.solve.submission import write_json_atomic
-
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(out, submission)
-        try:
-            write_json_atomic(report_path, report)
-        except BaseException:
-            out.unlink(missing_ok=True)
-            raise
-    except OSError as err:
-        raise CLIError(f"cannot write {err.filename or out}: {err.strerror or err}") from None
-
-
-def solve_summary(report: dict[str, Any]) -> str:
-    """One line: what was solved, or that nothing could be scored."""
-    from jaxarc.cli.evaluate import percent
-
-    what = f"{report['source']}: {report['num_tasks']} tasks, {report['method']}"
-    if report.get("depth") is not None:
-        what += f" depth {report['depth']}"
-    what += f" (budget {report['budget']}), {report['wall_seconds']} s"
-    if "compile_seconds" in report:
-        what += f" ({report['compile_seconds']} s making programs)"
-    seen = report.get("seen_by_prior")
-    if seen:
-        what += f"; {len(seen)} seen by the prior left out"
-    if not report["scored_tasks"]:
-        unknown = "no unseen task with known test outputs" if seen else "no test outputs known"
-        return f"{what}; {unknown}: not scored"
-    return (
-        f"{what}; solved {report['solved_tasks']} of {report['scored_tasks']} tasks "
-        f"(pass@2 by task: {percent(report['solve_rate'])}; "
-        f"{report.get('solved_tasks_by_solutions', 0)} by programs that solve every "
-        f"demonstration); test inputs {report['solved_pairs']} of {report['scored_pairs']}"
-    )

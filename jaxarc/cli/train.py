@@ -315,8 +315,8 @@ def _duration(seconds: float) -> str:
 def run_summary(config: Any, options: Any, result: Any, seconds: float) -> str:
     """What a finished run printed last: its held-out success (against the untrained and the
     uniform random policy) and where its files are."""
+    from jaxarc.agents.run.task_progress import percent
     from jaxarc.agents.run.training_loop import HELD_OUT_METRIC, curve_references
-    from jaxarc.cli.evaluate import percent
 
     updates = result.records[-1]["update"] if result.records else 0
     lines = [f"done: {updates} updates in {_duration(seconds)} (compilation included)"]

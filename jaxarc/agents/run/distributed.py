@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -75,6 +76,23 @@ def initialize_distributed(config: DistributedConfig, *, cpu_collectives: str = 
         process_id=config.process_id,
     )
     return True
+
+
+def start_process(config: DistributedConfig, compile_cache: Path | None = None) -> bool:
+    """Join the run ``config`` describes (before any JAX work), then persist compiled XLA
+    programs in ``compile_cache`` (``None``: not at all) so that later runs skip compiling;
+    returns whether this process is the primary one."""
+    initialize_distributed(config)
+    if compile_cache is not None:
+        enable_compile_cache(compile_cache)
+    return is_primary_process()
+
+
+def enable_compile_cache(directory: Path) -> None:
+    """Persist compiled XLA programs in ``directory`` so later runs skip compilation."""
+    directory.mkdir(parents=True, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", str(directory))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
 def is_primary_process() -> bool:

@@ -1,4 +1,5 @@
-"""The progress bar ``jaxarc eval`` and ``jaxarc solve`` draw over their tasks (on stderr)."""
+"""What ``jaxarc eval``, ``jaxarc solve`` and ``jaxarc pretrain-programs`` show over their
+tasks: the progress bar (on stderr) and rates as they print them."""
 
 from __future__ import annotations
 
@@ -38,3 +39,9 @@ class TaskProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def percent(rate: float) -> str:
+    """A rate in ``[0, 1]`` as the CLI and the docs print it: ``100%``, ``99.8%``, ``0.25%``."""
+    text = f"{100 * rate:.2f}" if 0 < rate < 0.01 else f"{100 * rate:.1f}"
+    return text.removesuffix(".0") + "%"
