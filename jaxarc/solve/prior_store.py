@@ -40,7 +40,7 @@ PRIOR_FILE = "prior.npz"
 PRIOR_INFO = "prior.json"
 
 
-def _write_atomic(path: Path, write: Callable[[Any], None]) -> None:
+def write_file_atomic(path: Path, write: Callable[[Any], None]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -56,8 +56,8 @@ def save_prior(run_dir: Path, prior: np.ndarray, config: PriorConfig, info: dict
     ``run_dir``, each atomically."""
     run_dir.mkdir(parents=True, exist_ok=True)
     meta = {"config": config.record(), **info}
-    _write_atomic(run_dir / PRIOR_FILE, lambda f: np.savez(f, prior=prior))
-    _write_atomic(run_dir / PRIOR_INFO, lambda f: f.write(json.dumps(meta, indent=1).encode()))
+    write_file_atomic(run_dir / PRIOR_FILE, lambda f: np.savez(f, prior=prior))
+    write_file_atomic(run_dir / PRIOR_INFO, lambda f: f.write(json.dumps(meta, indent=1).encode()))
 
 
 def is_prior_dir(path: Path) -> bool:

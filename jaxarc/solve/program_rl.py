@@ -194,7 +194,9 @@ class TaskArrays(eqx.Module):
     masks: Bool[Array, "C D K H W"]
 
 
-def _returns(task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLConfig, side: int):
+def program_returns(
+    task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLConfig, side: int
+):
     """Play ``programs`` on every demonstration: per program and step what the program
     earns from that step on (the score's gain to the end, the bonus, the cost of the actions
     left) ``[G, T]``, the whole reward ``[G]``, and, had it stopped after ``t = 0 .. T``
@@ -357,7 +359,7 @@ def grpo_step(
         memory_rows, memory_chosen = _rows_and_chosen(memory, variant)
         programs = programs.at[-1].set(memory)
         rows, chosen = rows.at[-1].set(memory_rows), chosen.at[-1].set(memory_chosen)
-    to_go, reward, prefix_reward, prefix_solved = _returns(task, programs, config, side)
+    to_go, reward, prefix_reward, prefix_solved = program_returns(task, programs, config, side)
     solved = prefix_solved[:, -1]
     # "step": each step by what follows it; "program": every step by the whole reward
     whole = jnp.broadcast_to(reward[:, None], to_go.shape)
@@ -514,17 +516,25 @@ def learn_program(
     prior: Float32[Array, "K K"] | None = None,
     variant: LearnerVariant = ADOPTED,
     language: LanguageVocabulary | None = None,
+    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
 ) -> tuple[Learned, Int32[np.ndarray, "C N 5"], int]:
     """Learn ``problem``'s program policy from its demonstrations, starting from the
     ``prior`` over action kinds (a ``"chain"`` policy; a prior over the whole-grid kinds
     alone gives the language's kinds 0, :func:`full_prior`) or, without one, from
     :func:`uniform_logits`: ``(what was learned, the vocabulary, the canvas side)``. With
     ``variant.language``, the vocabulary holds the task's language items too (``language``:
-    :func:`~jaxarc.solve.language.vocabulary.language_vocabulary`, made here if ``None``)."""
+    :func:`~jaxarc.solve.language.vocabulary.language_vocabulary`, made here if ``None``).
+    ``start_logits``: the starting logits from the task's arrays and canvas side (a trained
+    program network, :func:`jaxarc.solve.program_network.network_start`), in place of a
+    prior (a chain policy)."""
     if variant.language and language is None:
         language = language_vocabulary(problem)
     arrays, table, side = task_arrays(problem, language if variant.language else None)
-    if prior is None:
+    if start_logits is not None:
+        if prior is not None or variant.policy != "chain":
+            raise ProgramRLError("starting logits need a chain policy and no prior")
+        init = start_logits(arrays, side)
+    elif prior is None:
         init = uniform_logits(arrays.valid, config, variant)
     elif variant.policy != "chain":
         raise ProgramRLError(f"a prior over kinds needs a chain policy, not {variant.policy!r}")
@@ -630,6 +640,7 @@ def program_rl_attempts(
     key: PRNGKeyArray,
     prior: Float32[Array, "K K"] | None = None,
     variant: LearnerVariant = ADOPTED,
+    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
     """Two attempts per test input of ``problem`` after learning its program policy (from
     ``prior``, see :func:`learn_program`), and what the learning did (see the module
@@ -639,7 +650,9 @@ def program_rl_attempts(
     runs, played = [], []  # per restart: (learned, greedy, best); per program: (solves, tests)
     for restart in range(variant.restarts):
         run_key = key if restart == 0 else jax.random.fold_in(key, restart)
-        learned, table, side = learn_program(problem, config, run_key, prior, variant, language)
+        learned, table, side = learn_program(
+            problem, config, run_key, prior, variant, language, start_logits
+        )
         logits = np.asarray(learned.logits)
         greedy = greedy_program(logits, config, variant)
         best = np.asarray(learned.best_program)
@@ -682,6 +695,7 @@ def solve_with_program_rl(
     prior: Float32[Array, "K K"] | None = None,
     progress: Callable[[int, int], None] | None = None,
     variant: LearnerVariant = ADOPTED,
+    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
 ) -> tuple[dict[str, list[tuple[np.ndarray, np.ndarray]]], dict[str, dict[str, Any]]]:
     """``(attempts by task id, what the learning did by task id)`` for every problem, each
     learned from ``prior`` (see :func:`learn_program`); task ``k`` learns with the key
@@ -692,7 +706,7 @@ def solve_with_program_rl(
         if progress is not None:
             progress(k, len(problems))
         attempts[problem.task_id], infos[problem.task_id] = program_rl_attempts(
-            problem, config, jax.random.fold_in(base, k), prior, variant
+            problem, config, jax.random.fold_in(base, k), prior, variant, start_logits
         )
     if progress is not None:
         progress(len(problems), len(problems))

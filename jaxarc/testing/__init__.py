@@ -4,7 +4,8 @@
 >>> check_environment("gen/flip")                 # every face of a registered name
 >>> check_environment(my_bank, faces=("gymnax",))  # any task source
 
-See :mod:`jaxarc.testing.contracts` for what is checked.
+See :mod:`jaxarc.testing.contracts` for what is checked. A program policy has its own
+contract, :func:`check_program_policy` (:mod:`jaxarc.testing.program_policy`).
 """
 
 from jaxarc.testing.contracts import (
@@ -16,6 +17,7 @@ from jaxarc.testing.contracts import (
     check_gymnax,
     check_jumanji,
 )
+from jaxarc.testing.program_policy import check_program_policy
 
 __all__ = [
     "FACES",
@@ -25,4 +27,5 @@ __all__ = [
     "check_gymnasium",
     "check_gymnax",
     "check_jumanji",
+    "check_program_policy",
 ]

@@ -23,11 +23,11 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
-from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray, PyTree
 
 from jaxarc.agents.grpo.advantages import compute_advantages, compute_process_advantages
 from jaxarc.agents.grpo.behaviour_cloning import make_bc_update
-from jaxarc.agents.grpo.config import TrainConfig
+from jaxarc.agents.grpo.config import GRPOConfig, TrainConfig
 from jaxarc.agents.grpo.hindsight import HindsightGroups, hindsight_groups
 from jaxarc.agents.grpo.loss import (
     TrainingBatchJAX,
@@ -132,12 +132,43 @@ def grpo_update(
     batch, trajectories, batch_metrics = collect_batch(
         state.policy, ref_policy, rollout_key, config, source, constrain, task_index
     )
-    episodes = batch.valid.shape[0]  # the rollouts and any hindsight groups
-    minibatch = episodes // grpo.minibatches
     batch = constrain(batch)
+    policy, ref_policy, opt_state, step_metrics = optimise_on_batch(
+        state, batch, shuffle_key, grpo, optimizer, constrain
+    )
+    update_index = state.update_index + 1
+    metrics = {name: jnp.mean(values) for name, values in step_metrics.items()}
+    metrics.update(
+        first_epoch_clip_fraction=jnp.mean(step_metrics["clip_fraction"][0]),
+        first_epoch_ratio=jnp.mean(step_metrics["ratio_mean"][0]),
+        mean_return=jnp.mean(trajectories.returns),
+        success_rate=jnp.mean(trajectories.success.astype(jnp.float32)),
+        **batch_metrics,
+        episode_length=jnp.mean(trajectories.lengths),
+        env_steps=jnp.float32(config.batch_tasks * config.group_size * config.max_episode_steps),
+        update_index=update_index.astype(jnp.float32),
+    )
+    new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
+    return new_state, metrics
 
+
+def optimise_on_batch(
+    state: TrainState,
+    batch: TrainingBatchJAX,
+    shuffle_key: PRNGKeyArray,
+    grpo: GRPOConfig,
+    optimizer: optax.GradientTransformation,
+    constrain: Callable = lambda tree: tree,
+) -> tuple[AbstractPolicy, AbstractPolicy, PyTree, dict[str, Array]]:
+    """``grpo.epochs`` epochs of ``grpo.minibatches`` surrogate steps on ``batch`` (each
+    epoch in its own shuffled order) from ``state``'s policy and optimiser state, then the
+    reference refreshed every ``grpo.ref_refresh_every`` updates: ``(policy, reference,
+    optimiser state, per-step metrics [epochs, minibatches] by name)``. Traceable; every
+    GRPO learner of the package (the trainer's update, the program network's) trains
+    through it."""
+    episodes = batch.valid.shape[0]
+    minibatch = episodes // grpo.minibatches
     params, static = eqx.partition(state.policy, eqx.is_array)
-
     # the epochs x minibatches steps unrolled in Python: a lax.scan (even unroll=True)
     # leaves a while loop, and XLA:CPU runs the convolutions' gradients inside while
     # loops through a generic path ~30x slower than its YNNPACK kernels (measured on the
@@ -155,30 +186,16 @@ def grpo_update(
             params = eqx.filter(policy, eqx.is_array)
             epoch_metrics.append(metrics)
         step_metrics.append(epoch_metrics)
-    # [epochs, minibatches] per metric, as the scans gave
-    step_metrics = _stack([_stack(rows) for rows in step_metrics])
     policy = eqx.combine(params, static)
-    update_index = state.update_index + 1
-    refresh = update_index % grpo.ref_refresh_every == 0
+    refresh = (state.update_index + 1) % grpo.ref_refresh_every == 0
     ref_policy = jax.tree.map(
         lambda new, old: jnp.where(refresh, new, old),
         eqx.filter(policy, eqx.is_array),
         eqx.filter(state.ref_policy, eqx.is_array),
     )
     ref_policy = eqx.combine(ref_policy, state.ref_policy)
-    metrics = {name: jnp.mean(values) for name, values in step_metrics.items()}
-    metrics.update(
-        first_epoch_clip_fraction=jnp.mean(step_metrics["clip_fraction"][0]),
-        first_epoch_ratio=jnp.mean(step_metrics["ratio_mean"][0]),
-        mean_return=jnp.mean(trajectories.returns),
-        success_rate=jnp.mean(trajectories.success.astype(jnp.float32)),
-        **batch_metrics,
-        episode_length=jnp.mean(trajectories.lengths),
-        env_steps=jnp.float32(config.batch_tasks * config.group_size * config.max_episode_steps),
-        update_index=update_index.astype(jnp.float32),
-    )
-    new_state = TrainState(policy, ref_policy, opt_state, key, update_index)
-    return new_state, metrics
+    # [epochs, minibatches] per metric, as the scans gave
+    return policy, ref_policy, opt_state, _stack([_stack(rows) for rows in step_metrics])
 
 
 def _stack(rows: list) -> Metrics:

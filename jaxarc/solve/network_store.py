@@ -1,0 +1,71 @@
+"""A trained program network on disk: ``network.eqx`` (its weights) and ``network.json``
+(its widths and what it was trained on).
+
+:func:`save_network` writes both atomically; :func:`load_network` reads them back into a
+:class:`~jaxarc.agents.model.program_policy.ProgramPolicy` and names the file in one line
+(a :class:`NetworkError`) when it is missing, damaged or of other widths.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import equinox as eqx
+import jax
+
+from jaxarc.agents.model.program_policy import ProgramPolicy, ProgramPolicyConfig
+from jaxarc.solve.prior_store import write_file_atomic
+
+NETWORK_FILE = "network.eqx"
+NETWORK_INFO = "network.json"
+
+
+class NetworkError(ValueError):
+    """A program network that cannot be read (with the file and the reason)."""
+
+
+def save_network(run_dir: Path, policy: ProgramPolicy, info: dict[str, Any] | None = None) -> None:
+    """Write ``policy`` and its record (``policy.config`` and ``info``) into ``run_dir``."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    eqx.tree_serialise_leaves(buffer, policy)
+    meta = {"policy": dataclasses.asdict(policy.config), **(info or {})}
+    write_file_atomic(run_dir / NETWORK_FILE, lambda f: f.write(buffer.getvalue()))
+    write_file_atomic(
+        run_dir / NETWORK_INFO, lambda f: f.write(json.dumps(meta, indent=1).encode())
+    )
+
+
+def read_network_info(run_dir: Path) -> dict[str, Any]:
+    """``network.json`` of ``run_dir`` (a :class:`NetworkError` when unreadable)."""
+    path = Path(run_dir) / NETWORK_INFO
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise NetworkError(f"{path}: not a readable program network record ({err})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("policy"), dict):
+        raise NetworkError(f"{path}: not a program network record (no 'policy' object)")
+    return meta
+
+
+def load_network(run_dir: Path) -> ProgramPolicy:
+    """The network saved in ``run_dir`` (see the module docstring)."""
+    meta = read_network_info(run_dir)
+    try:
+        config = ProgramPolicyConfig(**meta["policy"])
+    except (TypeError, ValueError) as err:
+        raise NetworkError(f"{Path(run_dir) / NETWORK_INFO}: bad widths ({err})") from None
+    like = ProgramPolicy(jax.random.key(0), config)
+    path = Path(run_dir) / NETWORK_FILE
+    try:
+        with path.open("rb") as f:
+            return eqx.tree_deserialise_leaves(f, like)
+    except FileNotFoundError:
+        raise NetworkError(f"{path}: no such file") from None
+    except Exception as err:  # (a truncated or foreign file: any reader error)
+        raise NetworkError(f"{path}: damaged ({type(err).__name__}: {err})") from None

@@ -1,0 +1,334 @@
+"""A program network trained across ARC tasks by the GRPO trainer's own step.
+
+One :class:`~jaxarc.agents.model.program_policy.ProgramPolicy` scores the items of any
+task's vocabulary (whole-grid actions and the content language's paints,
+:func:`~jaxarc.solve.program_rl.task_arrays`) given the item before it. Training plays its
+programs on the demonstrations of many tasks and learns from their reward:
+
+* an **episode** is a program of up to ``program_length`` items, sampled from the
+  network's chain logits and played by the environment's own step code on every
+  demonstration input of its task (:func:`~jaxarc.solve.program_rl.program_returns`);
+* its **reward** is what program-rl's learner earns: the pairs solved and the cells right,
+  a bonus when every pair is solved, a cost per action;
+* a **group** is ``group_size`` programs of one task; with ``memory``, the best program
+  found so far for that task (cut where it earned most) takes the group's last place, as
+  in program-rl's memory of one;
+* an **update** plays ``tasks_per_update`` groups and runs
+  :func:`jaxarc.agents.grpo.train.optimise_on_batch`: the same epochs of clipped-surrogate
+  steps (:func:`jaxarc.agents.grpo.train_step.surrogate_step`), KL reference and optimiser
+  (:func:`~jaxarc.agents.grpo.train_step.make_optimizer`) as ``jaxarc train``. With a
+  ``mesh`` the episodes are sharded over its ``data`` axis.
+
+Static and traced: each task is padded to program-rl's buckets (canvas, demonstrations,
+vocabulary rows, mask actions) and its rollouts compile once per bucket; the network reads
+every task padded to :data:`ITEM_SLOTS` items, so its update compiles once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Sequence
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh
+from jaxtyping import Array, Float32, PRNGKeyArray
+
+from jaxarc.agents.grpo.config import GRPOConfig, TrainConfig
+from jaxarc.agents.grpo.loss import TrainingBatchJAX, policy_log_probs_and_entropy
+from jaxarc.agents.grpo.train import optimise_on_batch
+from jaxarc.agents.grpo.train_state import Metrics, TrainState, episode_constraint
+from jaxarc.agents.grpo.train_step import make_optimizer
+from jaxarc.agents.model.compilation import policy_jit
+from jaxarc.agents.model.program_policy import (
+    ProgramPolicy,
+    ProgramPolicyConfig,
+    ProgramStep,
+    ProgramTask,
+)
+from jaxarc.solve.language.vocabulary import language_vocabulary
+from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_rl import (
+    ALL_KINDS,
+    VOCABULARY_SLOTS,
+    ProgramRLConfig,
+    TaskArrays,
+    program_returns,
+    sample_programs,
+    task_arrays,
+)
+
+ITEM_SLOTS = VOCABULARY_SLOTS[-1]  # every task's items, padded for the network
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramNetworkConfig:
+    """How the network trains: ``updates`` updates of ``tasks_per_update`` groups of
+    ``group_size`` programs of at most ``program_length`` items; ``learning_rate`` (Adam,
+    gradients clipped at ``max_grad_norm``); ``grpo``: the surrogate's epochs,
+    minibatches, clipping and KL; ``memory``: the best program found for a task joins its
+    group; ``policy``: the network's widths. The reward is program-rl's
+    (:class:`~jaxarc.solve.program_rl.ProgramRLConfig`'s bonus and cost)."""
+
+    updates: int = 300
+    tasks_per_update: int = 8
+    group_size: int = 32
+    program_length: int = 8
+    learning_rate: float = 1e-3
+    max_grad_norm: float = 1.0
+    grpo: GRPOConfig = GRPOConfig(epochs=2, minibatches=2, beta=0.0)
+    memory: bool = True
+    policy: ProgramPolicyConfig = ProgramPolicyConfig(kinds=ALL_KINDS)
+
+    def __post_init__(self) -> None:
+        for name in ("updates", "tasks_per_update", "group_size", "program_length"):
+            if getattr(self, name) < (2 if name == "group_size" else 1):
+                raise ValueError(f"ProgramNetworkConfig.{name}={getattr(self, name)}: too small")
+        if (self.tasks_per_update * self.group_size) % self.grpo.minibatches:
+            raise ValueError(
+                "ProgramNetworkConfig: tasks_per_update x group_size must divide into "
+                f"grpo.minibatches={self.grpo.minibatches}"
+            )
+
+    def reward(self) -> ProgramRLConfig:
+        """The learner's settings that define the reward and the sampling."""
+        return ProgramRLConfig(
+            group_size=self.group_size, program_length=self.program_length, exploring_starts=0
+        )
+
+    def optimizer(self):
+        train = TrainConfig(
+            num_updates=max(self.updates, 1),
+            lr=self.learning_rate,
+            max_grad_norm=self.max_grad_norm,
+            grpo=self.grpo,
+        )
+        return make_optimizer(train)
+
+
+@dataclasses.dataclass(frozen=True)
+class NetworkTask:
+    """A task ready for the network: its program-rl arrays and canvas side, and what the
+    network reads of it (padded to :data:`ITEM_SLOTS`)."""
+
+    task_id: str
+    arrays: TaskArrays
+    side: int
+    reads: ProgramTask
+
+
+@functools.cache
+def _item_stats_fn(reward: ProgramRLConfig, side: int) -> Callable:
+    """Each item played alone on the demonstrations: ``[C, 4]`` (score, gain over the
+    input, solves every pair, changes the score)."""
+
+    def stats(task: TaskArrays) -> Float32[Array, "C 4"]:
+        programs = jnp.arange(task.valid.shape[0], dtype=jnp.int32)[:, None]
+        _, _, prefix, solved = program_returns(task, programs, reward, side)
+        gain = prefix[:, 1] - prefix[:, 0]
+        changes = (jnp.abs(gain) > 1e-6).astype(jnp.float32)
+        return jnp.stack([prefix[:, 1], gain, solved[:, 1].astype(jnp.float32), changes], 1)
+
+    return jax.jit(stats)
+
+
+def network_reads(arrays: TaskArrays, side: int, reward: ProgramRLConfig) -> ProgramTask:
+    """What the network reads of a task (its items' kinds and statistics, padded to
+    :data:`ITEM_SLOTS`, and the task's statistics)."""
+    stats = np.asarray(_item_stats_fn(reward, side)(arrays), np.float32)
+    rows = stats.shape[0]
+    valid = np.asarray(arrays.valid)
+    padded = np.zeros((ITEM_SLOTS, stats.shape[1]), np.float32)
+    padded[:rows] = np.where(valid[:, None], stats, 0.0)
+    kinds = np.zeros(ITEM_SLOTS, np.int32)
+    kinds[:rows] = np.asarray(arrays.kinds)
+    mask = np.zeros(ITEM_SLOTS, bool)
+    mask[:rows] = valid
+    demos = float(np.sum(np.asarray(arrays.demo)))
+    task = np.asarray([stats[0, 0], valid.sum() / ITEM_SLOTS, demos / 10, side / 30], np.float32)
+    return ProgramTask(*(jnp.asarray(x) for x in (kinds, padded, mask, task)))
+
+
+def network_task(problem: Problem, reward: ProgramRLConfig) -> NetworkTask:
+    """``problem`` with its language items, as the network trains and solves on it."""
+    arrays, _, side = task_arrays(problem, language_vocabulary(problem))
+    return NetworkTask(problem.task_id, arrays, side, network_reads(arrays, side, reward))
+
+
+@functools.cache
+def _rollout_fn(reward: ProgramRLConfig, side: int) -> Callable:
+    """One task's group: programs ``[G, T]``, the row each step drew from, whether the
+    policy chose it, the reward ``[G]``, whether it solved, and the best prefix of each."""
+
+    def rollout(task: TaskArrays, logits, key, memory):
+        programs, rows, chosen = sample_programs(logits, task.valid, key, reward)
+        use_memory = jnp.any(memory != 0)
+        previous = jnp.concatenate([jnp.zeros(1, jnp.int32), memory[:-1]])
+        stops = (memory == 0).astype(jnp.int32)
+        memory_chosen = (jnp.cumsum(stops) - stops) == 0
+        programs = programs.at[-1].set(jnp.where(use_memory, memory, programs[-1]))
+        rows = rows.at[-1].set(jnp.where(use_memory, previous, rows[-1]))
+        chosen = chosen.at[-1].set(jnp.where(use_memory, memory_chosen, chosen[-1]))
+        _, total, prefix_reward, prefix_solved = program_returns(task, programs, reward, side)
+        stop = jnp.argmax(prefix_reward, axis=1)
+        kept = jnp.where(jnp.arange(programs.shape[1])[None] < stop[:, None], programs, 0)
+        kept_reward = jnp.take_along_axis(prefix_reward, stop[:, None], axis=1)[:, 0]
+        return programs, rows, chosen, total, prefix_solved[:, -1], kept, kept_reward
+
+    return jax.jit(rollout)
+
+
+@functools.cache
+def _chain_logits_fn() -> Callable:
+    return policy_jit(lambda policy, reads: jax.vmap(policy.chain_logits)(reads))
+
+
+def chain_logits(policy: ProgramPolicy, reads: Sequence[ProgramTask]) -> np.ndarray:
+    """The network's ``[previous, next]`` logits of each task ``[K, ITEM_SLOTS, ITEM_SLOTS]``."""
+    stacked = jax.tree.map(lambda *x: jnp.stack(x), *reads)
+    return np.asarray(_chain_logits_fn()(policy, stacked))
+
+
+def _group_advantages(rewards: Float32[np.ndarray, "K G"]) -> Float32[np.ndarray, "K G"]:
+    centred = rewards - rewards.mean(axis=1, keepdims=True)
+    return centred / (rewards.std(axis=1, keepdims=True) + 1e-6)
+
+
+def make_update(config: ProgramNetworkConfig, mesh: Mesh | None = None) -> Callable:
+    """The compiled update ``(state, batch) -> (state, metrics)``: the sampling and
+    reference log-probabilities of ``batch`` under ``state``, then
+    :func:`~jaxarc.agents.grpo.train.optimise_on_batch` (state buffers donated)."""
+    optimizer, constrain = config.optimizer(), episode_constraint(mesh)
+
+    def update(state: TrainState, batch: TrainingBatchJAX) -> tuple[TrainState, Metrics]:
+        key, shuffle_key = jax.random.split(state.key)
+
+        def log_probs(policy):
+            values, _ = policy_log_probs_and_entropy(
+                policy, batch.obs, batch.actions, batch.task_obs, batch.task_index
+            )
+            return jax.lax.stop_gradient(values)
+
+        old = log_probs(state.policy)
+        ref = log_probs(state.ref_policy) if config.grpo.beta > 0 else old
+        batch = dataclasses.replace(batch, old_log_probs=old, ref_log_probs=ref)
+        policy, ref_policy, opt_state, steps = optimise_on_batch(
+            state, constrain(batch), shuffle_key, config.grpo, optimizer, constrain
+        )
+        metrics = {name: jnp.mean(values) for name, values in steps.items()}
+        index = state.update_index + 1
+        return TrainState(policy, ref_policy, opt_state, key, index), metrics
+
+    return policy_jit(update, donate="all")
+
+
+def init_state(key: PRNGKeyArray, config: ProgramNetworkConfig) -> TrainState:
+    """A fresh network, its reference (own buffers) and optimiser state."""
+    policy_key, state_key = jax.random.split(key)
+    policy = ProgramPolicy(policy_key, config.policy)
+    with jax.numpy_dtype_promotion("standard"):
+        opt_state = config.optimizer().init(eqx.filter(policy, eqx.is_inexact_array))
+    ref = jax.tree.map(lambda x: jnp.array(x, copy=True) if eqx.is_array(x) else x, policy)
+    return TrainState(policy, ref, opt_state, state_key, jnp.int32(0))
+
+
+def training_batch(
+    tasks: Sequence[NetworkTask],
+    logits: np.ndarray,
+    key: PRNGKeyArray,
+    config: ProgramNetworkConfig,
+    memory: dict[str, tuple[np.ndarray, float]],
+) -> tuple[TrainingBatchJAX, dict]:
+    """Play one group per task from the network's ``logits`` and make the batch (its
+    log-probabilities are filled in by the update); ``memory`` (task id -> best program
+    and its reward) is updated in place."""
+    reward = config.reward()
+    steps, actions, valid, advantages, rewards, solved = [], [], [], [], [], []
+    empty = np.zeros(config.program_length, np.int32)
+    for k, task in enumerate(tasks):
+        rows = task.arrays.valid.shape[0]
+        best, best_reward = memory.get(task.task_id, (empty, -np.inf))
+        played = _rollout_fn(reward, task.side)(
+            task.arrays,
+            jnp.asarray(logits[k, :rows, :rows]),
+            jax.random.fold_in(key, k),
+            jnp.asarray(best if config.memory else empty),
+        )
+        programs, previous, chosen, total, success, kept, kept_reward = map(np.asarray, played)
+        top = int(np.argmax(kept_reward))
+        if kept_reward[top] > best_reward:
+            memory[task.task_id] = (kept[top].astype(np.int32), float(kept_reward[top]))
+        steps.append(previous), actions.append(programs), valid.append(chosen)
+        rewards.append(total), solved.append(success)
+    rewards_kg = np.stack(rewards).astype(np.float32)
+    advantages = np.repeat(_group_advantages(rewards_kg).reshape(-1, 1), config.program_length, 1)
+    zeros = np.zeros(advantages.shape, np.float32)
+    batch = TrainingBatchJAX(
+        obs=ProgramStep(jnp.asarray(np.concatenate(steps), jnp.int32)),
+        actions=jnp.asarray(np.concatenate(actions), jnp.int32),
+        old_log_probs=jnp.asarray(zeros),
+        ref_log_probs=jnp.asarray(zeros),
+        advantages=jnp.asarray(advantages),
+        valid=jnp.asarray(np.concatenate(valid)),
+        task_obs=jax.tree.map(lambda *x: jnp.stack(x), *(t.reads for t in tasks)),
+        task_index=jnp.asarray(np.repeat(np.arange(len(tasks)), config.group_size), jnp.int32),
+    )
+    solved_kg = np.stack(solved)
+    stats = {
+        "mean_reward": float(rewards_kg.mean()),
+        "solved_share": float(solved_kg.mean()),
+        "solved_tasks": [t.task_id for t, s in zip(tasks, solved_kg, strict=True) if s.any()],
+    }
+    return batch, stats
+
+
+def train_program_network(
+    tasks: Sequence[NetworkTask],
+    config: ProgramNetworkConfig,
+    key: PRNGKeyArray,
+    *,
+    mesh: Mesh | None = None,
+    on_update: Callable[[int, dict[str, float]], None] | None = None,
+) -> tuple[ProgramPolicy, list[dict[str, float]]]:
+    """Train a network on ``tasks`` (see the module docstring): ``(policy, per update its
+    metrics)``. Each update draws ``tasks_per_update`` tasks without replacement."""
+    if len(tasks) < config.tasks_per_update:
+        raise ValueError(f"{len(tasks)} tasks: fewer than tasks_per_update")
+    init_key, order_key = jax.random.split(key)
+    state = init_state(init_key, config)
+    update = make_update(config, mesh)
+    rng = np.random.default_rng(np.asarray(jax.random.key_data(order_key)))
+    memory: dict[str, tuple[np.ndarray, float]] = {}
+    found: set[str] = set()  # tasks some sampled program solved
+    history: list[dict[str, float]] = []
+    for index in range(config.updates):
+        chosen = [tasks[i] for i in rng.choice(len(tasks), config.tasks_per_update, False)]
+        logits = chain_logits(state.policy, [t.reads for t in chosen])
+        batch, stats = training_batch(
+            chosen, logits, jax.random.fold_in(state.key, 1), config, memory
+        )
+        found.update(stats.pop("solved_tasks"))
+        state, metrics = update(state, batch)
+        record = {**stats, **{k: float(v) for k, v in metrics.items()}}
+        record["tasks_found"] = len(found)
+        history.append(record)
+        if on_update is not None:
+            on_update(index, record)
+    return state.policy, history
+
+
+def network_start(
+    policy: ProgramPolicy, reward: ProgramRLConfig
+) -> Callable[[TaskArrays, int], Float32[Array, "C C"]]:
+    """program-rl's starting logits from the network: ``(arrays, side) -> [C, C]`` for a
+    task's padded arrays (:func:`~jaxarc.solve.program_rl.learn_program`'s ``start_logits``)."""
+
+    def start(arrays: TaskArrays, side: int) -> Float32[Array, "C C"]:
+        rows = arrays.valid.shape[0]
+        logits = chain_logits(policy, [network_reads(arrays, side, reward)])[0]
+        return jnp.asarray(logits[:rows, :rows])
+
+    return start
