@@ -43,7 +43,9 @@ import numpy as np
 from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
+from jaxarc.solve.language.counts import count_views
 from jaxarc.solve.language.masks import object_picks, touching_picks
+from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import Objects, background, grid_objects
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
@@ -152,6 +154,18 @@ def grid_cells(grid: np.ndarray) -> tuple[int, list[tuple[int, int, int, int]]] 
     _, colour, rows, cols = best
     boxes = [(r1, c1, r2 - 1, c2 - 1) for r1, r2 in _runs(rows) for c1, c2 in _runs(cols)]
     return (colour, boxes) if len(boxes) >= 2 else None
+
+
+def _panels(grid: np.ndarray) -> tuple[int, int, int] | None:
+    """The rows and columns of panels of ``grid`` cut by lines (:func:`grid_cells`), and
+    the panels' most frequent colour."""
+    cut = grid_cells(grid)
+    if cut is None:
+        return None
+    separator, boxes = cut
+    cells = grid[grid != separator].astype(np.int64)
+    colour = int(np.bincount(cells, minlength=10).argmax())
+    return len({b[0] for b in boxes}), len({b[1] for b in boxes}), colour
 
 
 def _cell_crops(grid: np.ndarray) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
@@ -347,8 +361,10 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         if all((g == c).any() for g in problem.demo_inputs)
         and not any((g == c).any() for g in problem.demo_outputs)
     ]
+    pairs = attract_pairs(problem, bg)
+    counted = count_views(problem, bg, [_panels(grid) for grid in grids])
     per_grid: list[dict[str, View]] = []
-    for grid in grids:
+    for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
         views.update({name: _plain(fn(grid), bg) for name, fn in DIHEDRAL.items()})
         views.update(_crops(grid, bg))
@@ -374,10 +390,16 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
                     views["parts"] = _parts_view(pieces, bg)
         for direction in ("down", "up", "left", "right"):
             views[f"fall {direction}"] = _plain(fall(grid, bg, direction), bg)
+        if pairs:
+            views["attract"] = _plain(attract_grid(grid, bg, pairs), bg)
         for unknown in hidden:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
                 views[f"repair colour {unknown}"] = _plain(repaired, bg)
+        for name, column in counted.items():
+            if column[k] is not None:
+                canvas, masks = column[k]
+                views[name] = View(canvas, canvas, masks, bg)
         views["blank"] = View(np.full(grid.shape, bg, np.int8), grid, {}, bg)
         out_shapes = {out.shape for out in problem.demo_outputs}
         if len(out_shapes) == 1:
