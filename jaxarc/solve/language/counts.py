@@ -35,6 +35,7 @@ from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.masks import object_picks
 from jaxarc.solve.language.objects import grid_objects
+from jaxarc.solve.language.panels import grid_panels
 from jaxarc.solve.problem import MAX_SIDE, Problem
 
 CountView = tuple[Int8[np.ndarray, "h w"], dict[str, Bool[np.ndarray, "h w"]]]
@@ -88,8 +89,8 @@ def _shape_views(
     problem: Problem, counts: list[dict[str, int]], bg: int
 ) -> dict[str, list[CountView | None]]:
     """``count 1 x n``, ``n x 1``, ``n x n`` by the first fitting count, and ``count panels``
-    (``counts`` per grid must hold ``panel rows`` and ``panel columns`` where a grid has
-    panels)."""
+    (``counts`` per grid hold ``panel rows``, ``panel columns`` and ``panel colour`` where
+    a grid has panels, :func:`~jaxarc.solve.language.panels.grid_panels`)."""
     outs = [o.shape for o in problem.demo_outputs]
     views: dict[str, list[CountView | None]] = {}
     if len(set(outs)) == 1:
@@ -196,13 +197,10 @@ def _list_views(problem: Problem, bg: int) -> dict[str, list[CountView | None]]:
     return views
 
 
-def count_views(
-    problem: Problem, bg: int, panels: list[tuple[int, int, int] | None]
-) -> dict[str, list[CountView | None]]:
+def count_views(problem: Problem, bg: int) -> dict[str, list[CountView | None]]:
     """The count views of ``problem`` (see the module docstring): ``{name: per grid
     (canvas, masks) or None}`` (demonstration inputs, then test inputs; ``None``: the view
-    gives that grid nothing). ``panels``: per grid, the panel rows and columns of a grid cut
-    by lines and the panels' colour, or ``None``."""
+    gives that grid nothing)."""
     grids = [*problem.demo_inputs, *problem.test_inputs]
     views = _list_views(problem, bg)
     outs = {o.shape for o in problem.demo_outputs}
@@ -210,7 +208,8 @@ def count_views(
     if len(outs) == 1 and len(drawn) == 1:
         return views  # neither a shape nor a number of cells to count
     counts = [grid_counts(g, bg) for g in grids]
-    for c, cut in zip(counts, panels, strict=True):
+    for c, grid in zip(counts, grids, strict=True):
+        cut = grid_panels(grid)
         if cut is not None:
             c["panel rows"], c["panel columns"], c["panel colour"] = cut
     return {**_shape_views(problem, counts, bg), **_cell_views(problem, counts, bg), **views}
