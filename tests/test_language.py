@@ -24,6 +24,7 @@ from jaxarc.solve.language.paint import (
     find_cover,
     paint_cells,
 )
+from jaxarc.solve.language.panels import cell_crops, grid_cells
 from jaxarc.solve.language.program import LanguageProgram, grid_actions, play_on_task
 from jaxarc.solve.language.views import (
     CONTENT_CROPS,
@@ -31,10 +32,8 @@ from jaxarc.solve.language.views import (
     VIEW_KINDS,
     VIEW_TASKS,
     View,
-    _cell_crops,
     _object_crops,
     fall,
-    grid_cells,
     repair_periodic,
     task_views,
 )
@@ -142,7 +141,7 @@ def test_grid_cells_cut_by_whole_lines_of_one_colour() -> None:
     grid[5, 5] = 6
     colour, boxes = grid_cells(grid)
     assert colour == 1 and boxes == [(0, 0, 2, 2), (0, 4, 2, 6), (4, 0, 6, 2), (4, 4, 6, 6)]
-    assert dict(_cell_crops(grid))["cell most content"] == (4, 4, 6, 6)
+    assert dict(cell_crops(grid))["cell most content"] == (4, 4, 6, 6)
     assert grid_cells(np.full((3, 3), 2, np.int8)) is None  # one colour: no two cells
 
 

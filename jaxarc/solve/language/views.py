@@ -14,16 +14,20 @@ ARC-AGI-1 training tasks:
   colour, the symmetric ones; several copies of one shape count as one), of the most or the
   least frequent colour; ``crop inside X``: a picked object's box one cell in from each
   side (what a frame holds); ``crop cell X``: one cell of a grid cut by whole lines of one
-  colour (:func:`grid_cells`), by its content;
+  colour (:func:`~jaxarc.solve.language.panels.grid_cells`), by its content;
 * ``scale kh x kw`` / ``tile kh x kw`` / ``sample kh x kw``: every cell blown up to a block,
   the input repeated, every ``kh``-th row and ``kw``-th column kept, with the factors read
   off the first demonstration; ``self tile X``: an ``[h, w]`` input laid in the blocks (of
   an ``[h*h, w*w]`` output) of its own cells that a rule chooses;
 * ``fall down`` (``up``, ``left``, ``right``): every non-background cell falls to that side
   of its column or row;
+* ``attract``: objects of a mover colour slide toward an anchor colour until they touch,
+  the pairs learned from the demonstrations (:mod:`jaxarc.solve.language.motion`);
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
+* ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
+  or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
   keeps or redraws only some of the input);
 * ``blank h x w``: the background in the outputs' one shape, for outputs that are a colour
@@ -43,8 +47,11 @@ import numpy as np
 from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
+from jaxarc.solve.language.counts import count_views
 from jaxarc.solve.language.masks import object_picks, touching_picks
+from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import Objects, background, grid_objects
+from jaxarc.solve.language.panels import cell_crops
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
 
@@ -124,67 +131,10 @@ def _colour_rank_boxes(
             yield name, cells_box(grid == colour)
 
 
-def _runs(lines: np.ndarray) -> list[tuple[int, int]]:
-    """The ``[start, stop)`` runs of ``False`` in ``lines`` (the segments between
-    separators)."""
-    runs, start = [], None
-    for k, separator in enumerate([*lines.tolist(), True]):
-        if not separator and start is None:
-            start = k
-        elif separator and start is not None:
-            runs.append((start, k))
-            start = None
-    return runs
-
-
-def grid_cells(grid: np.ndarray) -> tuple[int, list[tuple[int, int, int, int]]] | None:
-    """``grid`` cut by whole rows and columns of one colour (the colour with the most such
-    lines) into cells: ``(that colour, the cells' boxes (r1, c1, r2, c2))``, row by row;
-    ``None`` when no colour cuts it into two cells or more."""
-    best = None
-    for c in np.unique(grid):
-        rows, cols = (grid == c).all(1), (grid == c).all(0)
-        lines = int(rows.sum() + cols.sum())
-        if lines and (best is None or lines > best[0]):
-            best = (lines, int(c), rows, cols)
-    if best is None:
-        return None
-    _, colour, rows, cols = best
-    boxes = [(r1, c1, r2 - 1, c2 - 1) for r1, r2 in _runs(rows) for c1, c2 in _runs(cols)]
-    return (colour, boxes) if len(boxes) >= 2 else None
-
-
-def _cell_crops(grid: np.ndarray) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
-    """The cell of :func:`grid_cells` with the most and the fewest content cells (not of
-    the cells' most frequent colour), and the one holding the most of their least frequent
-    colour (each when it is one cell)."""
-    cut = grid_cells(grid)
-    if cut is None:
-        return
-    separator, boxes = cut
-    pieces = [grid[r1 : r2 + 1, c1 : c2 + 1] for r1, c1, r2, c2 in boxes]
-    cells = np.concatenate([p.reshape(-1) for p in pieces]).astype(np.int64)
-    counts = np.bincount(cells, minlength=10)
-    local = int(counts.argmax())  # the cells' own background (grids differ in it)
-    content = np.asarray([int(((p != local) & (p != separator)).sum()) for p in pieces])
-    rare = [c for c in range(10) if counts[c] and c not in (local, separator)]
-    picks = [
-        ("most content", content == content.max()),
-        ("least content", content == content.min()),
-    ]
-    if rare:
-        colour = min(rare, key=lambda c: (counts[c], c))
-        held = np.asarray([int((p == colour).sum()) for p in pieces])
-        picks.append(("least frequent colour", held == held.max()))
-    for name, chosen in picks:
-        if chosen.sum() == 1:
-            yield f"cell {name}", boxes[int(np.flatnonzero(chosen)[0])]
-
-
 def _crops(grid: np.ndarray, bg: int) -> dict[str, View]:
     """The crop views: each selector's box, each picked object's box and the inside of it
     (one cell in from each side: the picture a frame holds), the boxes of the most and least
-    frequent colours, and cells of a grid cut by lines (:func:`grid_cells`)."""
+    frequent colours, and panels of a grid cut by lines (:func:`cell_crops`)."""
     views = {}
     for name, box in select_boxes(grid).items():
         if box is not None:
@@ -194,7 +144,7 @@ def _crops(grid: np.ndarray, bg: int) -> dict[str, View]:
         views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
         if r2 - r1 >= 2 and c2 - c1 >= 2:
             views[f"crop inside {name}"] = _plain(grid[r1 + 1 : r2, c1 + 1 : c2], bg)
-    for name, (r1, c1, r2, c2) in (*_colour_rank_boxes(grid, bg), *_cell_crops(grid)):
+    for name, (r1, c1, r2, c2) in (*_colour_rank_boxes(grid, bg), *cell_crops(grid)):
         views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
     return views
 
@@ -309,7 +259,9 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "sample": ("445eab21", "5614dbcf", "780d0b14"),
     "parts": ("0520fde7", "1b2d62fb", "3428a4f5"),
     "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
+    "attract": ("05f2a901", "a48eeaf7", "ae3edfdc"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
+    "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
 }
 CROP_PICK_TASKS: dict[str, tuple[str, ...]] = {
@@ -328,7 +280,9 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "sample": ("sample",),
     "parts": ("parts",),
     "fall": ("fall",),
+    "attract": ("attract",),
     "repair": ("repair",),
+    "count": ("count",),
     "blank": ("blank",),
 }
 
@@ -347,8 +301,10 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         if all((g == c).any() for g in problem.demo_inputs)
         and not any((g == c).any() for g in problem.demo_outputs)
     ]
+    pairs = attract_pairs(problem, bg)
+    counted = count_views(problem, bg)
     per_grid: list[dict[str, View]] = []
-    for grid in grids:
+    for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
         views.update({name: _plain(fn(grid), bg) for name, fn in DIHEDRAL.items()})
         views.update(_crops(grid, bg))
@@ -374,10 +330,16 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
                     views["parts"] = _parts_view(pieces, bg)
         for direction in ("down", "up", "left", "right"):
             views[f"fall {direction}"] = _plain(fall(grid, bg, direction), bg)
+        if pairs:
+            views["attract"] = _plain(attract_grid(grid, bg, pairs), bg)
         for unknown in hidden:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
                 views[f"repair colour {unknown}"] = _plain(repaired, bg)
+        for name, column in counted.items():
+            if column[k] is not None:
+                canvas, masks = column[k]
+                views[name] = View(canvas, canvas, masks, bg)
         views["blank"] = View(np.full(grid.shape, bg, np.int8), grid, {}, bg)
         out_shapes = {out.shape for out in problem.demo_outputs}
         if len(out_shapes) == 1:
