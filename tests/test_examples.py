@@ -22,6 +22,7 @@ EXPECTED_OUTPUT = {
     "memory_efficiency.py": "task bank (shared",
     "custom_task.py": "through Gymnasium: terminated True, success True",
     "purejaxrl_ppo.py": "PPO updates",
+    "program_network.py": "tasks solved by a sampled program",
 }
 
 
