@@ -63,13 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     from jaxarc.data.loading import load_bank
     from jaxarc.solve.network_store import load_network, save_network
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
+    from jaxarc.solve.program_attempts import solve_with_program_rl
     from jaxarc.solve.program_network import (
         ProgramNetworkConfig,
         network_start,
         network_task,
         train_program_network,
     )
-    from jaxarc.solve.program_rl import ProgramRLConfig, solve_with_program_rl
+    from jaxarc.solve.program_rl import ProgramRLConfig
     from jaxarc.solve.program_variant import LearnerVariant
 
     bank = load_bank("arc-agi-1/training")

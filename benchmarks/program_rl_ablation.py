@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     from jaxarc.data.loading import load_bank
     from jaxarc.solve.attempts import solved_by_solutions
     from jaxarc.solve.problem import known_test_outputs, problems_from_bank
-    from jaxarc.solve.program_rl import solve_with_program_rl
+    from jaxarc.solve.program_attempts import solve_with_program_rl
     from jaxarc.solve.submission import entries, score_submission
 
     bank = load_bank("arc-agi-1/training")

@@ -26,15 +26,9 @@ from jaxarc.solve.language.vocabulary import (
 from jaxarc.solve.mixed_replay import replay_mixed
 from jaxarc.solve.prior_store import load_prior
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_rl import (
-    ALL_KINDS,
-    NUM_KINDS,
-    ProgramRLConfig,
-    learn_program,
-    program_rl_attempts,
-    program_vocabulary,
-    task_arrays,
-)
+from jaxarc.solve.program_attempts import program_rl_attempts
+from jaxarc.solve.program_rl import ProgramRLConfig, learn_program
+from jaxarc.solve.program_tasks import ALL_KINDS, NUM_KINDS, program_vocabulary, task_arrays
 from jaxarc.solve.program_variant import LearnerVariant
 from jaxarc.solve.replay import replay_on_task
 

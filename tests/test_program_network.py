@@ -19,6 +19,7 @@ from jaxarc.agents.grpo.config import GRPOConfig
 from jaxarc.agents.model.program_policy import ProgramPolicy, ProgramPolicyConfig
 from jaxarc.solve.network_store import NETWORK_FILE, NetworkError, load_network, save_network
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_attempts import program_rl_attempts
 from jaxarc.solve.program_network import (
     ProgramNetworkConfig,
     chain_logits,
@@ -29,7 +30,8 @@ from jaxarc.solve.program_network import (
     train_program_network,
     training_batch,
 )
-from jaxarc.solve.program_rl import ALL_KINDS, ProgramRLConfig, program_rl_attempts
+from jaxarc.solve.program_rl import ProgramRLConfig
+from jaxarc.solve.program_tasks import ALL_KINDS
 from jaxarc.solve.program_variant import LearnerVariant
 from jaxarc.testing import check_program_policy
 from jaxarc.testing.contracts import ContractError

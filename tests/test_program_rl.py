@@ -20,21 +20,22 @@ from jaxarc.solve.attempts import pick_attempts
 from jaxarc.solve.candidates import WHOLE
 from jaxarc.solve.prior_store import PRIOR_FILE, PRIOR_INFO, load_prior, save_prior
 from jaxarc.solve.problem import Problem, problems_from_bank, task_content_hash
+from jaxarc.solve.program_attempts import _ranked_predictions, program_rl_attempts
 from jaxarc.solve.program_prior import PriorConfig, PriorError, initial_prior, train_prior
 from jaxarc.solve.program_rl import (
-    BOX_CLASSES,
-    NOOP,
     ProgramRLConfig,
     ProgramRLError,
-    _ranked_predictions,
-    action_kinds,
     grpo_step,
     learn_program,
-    program_rl_attempts,
-    program_vocabulary,
     sample_programs,
-    task_arrays,
     uniform_logits,
+)
+from jaxarc.solve.program_tasks import (
+    BOX_CLASSES,
+    NOOP,
+    action_kinds,
+    program_vocabulary,
+    task_arrays,
 )
 from jaxarc.solve.program_variant import LearnerVariant, VariantError
 from jaxarc.solve.replay import replay_on_task

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from jaxarc.cli.main import main
-from jaxarc.solve import canvas, program_rl, search
+from jaxarc.solve import canvas, program_tasks, search
 from jaxarc.solve.method import MethodError, SolveMethod
 from jaxarc.solve.prior_store import load_prior
 from jaxarc.solve.problem import Problem
@@ -32,13 +32,13 @@ def _flip(name: str, seed: int) -> Problem:
 
 
 def test_one_bucketing_rule_pads_the_search_and_the_program_learner() -> None:
-    assert search.bucket is canvas.bucket and program_rl.bucket is canvas.bucket
+    assert search.bucket is canvas.bucket and program_tasks.bucket is canvas.bucket
     assert search.CANVAS_SIDES is canvas.CANVAS_SIDES
-    assert not hasattr(program_rl, "CANVAS_SIDES") and not hasattr(program_rl, "_bucket")
+    assert not hasattr(program_tasks, "CANVAS_SIDES") and not hasattr(program_tasks, "_bucket")
     assert [canvas.bucket(v, (4, 6, 13)) for v in (1, 4, 5, 13)] == [4, 4, 6, 13]
     # past the last bucket: the next power of two (the two copies rounded differently here)
     assert [canvas.bucket(v, (4, 6, 13)) for v in (14, 16, 17, 33)] == [16, 16, 32, 64]
-    assert canvas.bucket(300, program_rl.VOCABULARY_SLOTS) == 512
+    assert canvas.bucket(300, program_tasks.VOCABULARY_SLOTS) == 512
     assert [canvas.canvas_side(s) for s in (1, 10, 11, 21, 30, 45)] == [10, 10, 20, 30, 30, 30]
     with pytest.raises(ValueError, match="value 0"):
         canvas.bucket(0, (4,))

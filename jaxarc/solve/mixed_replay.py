@@ -1,6 +1,6 @@
 """One program step of a mixed vocabulary, and its replay on a task's 30x30 canvas.
 
-A mixed vocabulary (:func:`jaxarc.solve.program_rl.task_arrays` with the language on)
+A mixed vocabulary (:func:`jaxarc.solve.program_tasks.task_arrays` with the language on)
 holds whole-grid actions, rows ``(operation, r1, c1, r2, c2)`` per grid, and the content
 language's items (:mod:`jaxarc.solve.language.vocabulary`), up to ``K`` mask actions per
 grid. A step of a program plays its row's bbox action with the environment's bbox code,

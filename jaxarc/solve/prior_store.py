@@ -34,7 +34,7 @@ from jaxarc.solve.program_prior import (
     PriorError,
     train_prior,
 )
-from jaxarc.solve.program_rl import NUM_KINDS
+from jaxarc.solve.program_tasks import NUM_KINDS
 
 PRIOR_FILE = "prior.npz"
 PRIOR_INFO = "prior.json"

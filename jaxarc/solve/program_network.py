@@ -2,7 +2,7 @@
 
 One :class:`~jaxarc.agents.model.program_policy.ProgramPolicy` scores the items of any
 task's vocabulary (whole-grid actions and the content language's paints,
-:func:`~jaxarc.solve.program_rl.task_arrays`) given the item before it. Training plays its
+:func:`~jaxarc.solve.program_tasks.task_arrays`) given the item before it. Training plays its
 programs on the demonstrations of many tasks and learns from their reward:
 
 * an **episode** is a program of up to ``program_length`` items, sampled from the
@@ -51,15 +51,8 @@ from jaxarc.agents.model.program_policy import (
 )
 from jaxarc.solve.language.vocabulary import language_vocabulary
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_rl import (
-    ALL_KINDS,
-    VOCABULARY_SLOTS,
-    ProgramRLConfig,
-    TaskArrays,
-    program_returns,
-    sample_programs,
-    task_arrays,
-)
+from jaxarc.solve.program_rl import ProgramRLConfig, program_returns, sample_programs
+from jaxarc.solve.program_tasks import ALL_KINDS, VOCABULARY_SLOTS, TaskArrays, task_arrays
 
 ITEM_SLOTS = VOCABULARY_SLOTS[-1]  # every task's items, padded for the network
 

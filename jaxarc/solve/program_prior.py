@@ -2,7 +2,7 @@
 of :mod:`jaxarc.solve.program_rl` to start from.
 
 A task's vocabulary has its own concrete actions, so what carries from task to task is the
-**kind** of an action (:func:`~jaxarc.solve.program_rl.action_kinds`: its operation and the
+**kind** of an action (:func:`~jaxarc.solve.program_tasks.action_kinds`: its operation and the
 class of its box). The prior is one logit per pair of kinds, ``[K, K]``: how likely an
 action of one kind follows one of another (the no-op's row starts a program, its column
 stops it). On a task, the chain policy's starting logits are the prior at the vocabulary's
@@ -37,15 +37,9 @@ import optax
 from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_rl import (
-    NUM_KINDS,
-    ProgramRLConfig,
-    ProgramRLError,
-    TaskArrays,
-    greedy_program,
-    learn_program,
-    task_arrays,
-)
+from jaxarc.solve.program_attempts import greedy_program
+from jaxarc.solve.program_rl import ProgramRLConfig, ProgramRLError, learn_program
+from jaxarc.solve.program_tasks import NUM_KINDS, TaskArrays, task_arrays
 from jaxarc.solve.program_variant import ADOPTED
 from jaxarc.solve.replay import replay_on_task
 

@@ -1,69 +1,45 @@
 """Programs learned from reward: a policy per task, learned from scratch by GRPO on the task's
-demonstration pairs alone, then played on its test inputs.
+demonstration pairs alone.
 
-The policy is a distribution over programs of ``program_length`` environment actions, each
-drawn from the task's **vocabulary** (:func:`program_vocabulary`): a no-op (so a program may
-be shorter), the search's candidate actions (:mod:`jaxarc.solve.candidates`) and the actions
-that lay out a tiling tile by tile (:func:`jaxarc.solve.tiling.tile_layout_actions`); with
-``LearnerVariant(language=True)``, also the content language's items, the search's safe
-paints played as mask actions (:mod:`jaxarc.solve.language.vocabulary`; the search and the
-learner draw from one language; a step plays a row's bbox action, then its mask actions,
-:mod:`jaxarc.solve.mixed_replay`). Its
-parameters are one row of logits per previous action, ``[C, C]`` (a chain; or one row per
-step, ``[T, C]``), starting with every action equally likely but the stop, at
-``noop_prior`` (or from a prior, :mod:`jaxarc.solve.program_prior`): no network, no expert
-and no search. An update samples
-``group_size`` programs, plays each on every demonstration input with the environment's own
-step code, and rewards it by what it made of the demonstration outputs (the cells that
-match, the pairs solved, a bonus when all are, a cost per action); the advantage is the
-reward normalised within the group (GRPO), and one Adam step follows the policy gradient.
-The test inputs play no part in learning.
+The policy is a distribution over programs of ``program_length`` actions, each drawn from
+the task's vocabulary (:mod:`jaxarc.solve.program_tasks`: whole-grid actions and, with
+``LearnerVariant(language=True)``, the content language's items). Its parameters are one
+row of logits per previous action, ``[C, C]`` (a chain; or one row per step, ``[T, C]``),
+starting with every action equally likely but the stop, at ``noop_prior`` (or from a
+prior over kinds, :mod:`jaxarc.solve.program_prior`, or from a program network,
+:mod:`jaxarc.solve.program_network`). An update samples ``group_size`` programs, plays each
+on every demonstration input with the environment's own step code, and rewards it by what
+it made of the demonstration outputs (the cells that match, the pairs solved, a bonus when
+all are, a cost per action); the advantage is the reward normalised within the group
+(GRPO), and one Adam step follows the policy gradient. The test inputs play no part in
+learning; :mod:`jaxarc.solve.program_attempts` plays what was learned on them.
 
-After learning, the most likely program (the arg-max of each step's logits) and the best
-program the learning sampled are replayed by the environment on the task's 30x30 canvas
-(:func:`jaxarc.solve.replay.replay_on_task`); those that solve every demonstration come
-first, and the first two with different test grids are the two attempts.
-
-Static and traced: a task is learned on the smallest canvas of
-:data:`~jaxarc.solve.canvas.CANVAS_SIDES` that holds its grids, with its demonstrations
-padded to a count of :data:`DEMO_SLOTS` and its vocabulary to :data:`VOCABULARY_SLOTS` rows;
-the config, the canvas and the two paddings are static (one compiled program each, and
-one per bucket of mask actions an item plays, with the language), the task's grids,
-vocabulary and key are traced. The whole learning of a task (updates and
-steps, ``lax.scan``; programs and grids, ``vmap``) is one call.
+Static and traced: the config, the canvas and the task's paddings are static (see
+:mod:`jaxarc.solve.program_tasks`); the task's grids, vocabulary and key are traced. The
+whole learning of a task (updates and steps, ``lax.scan``; programs and grids, ``vmap``)
+is one call.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import time
 from collections.abc import Callable
-from typing import Any
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from jaxtyping import Array, Bool, Float32, Int8, Int32, PRNGKeyArray
+from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
-from jaxarc.grid import operation_ids as ops
 from jaxarc.grid.operations import GridState
-from jaxarc.solve.attempts import describe_sequence, pick_attempts
-from jaxarc.solve.candidates import candidate_actions
-from jaxarc.solve.canvas import bucket, canvas_side
-from jaxarc.solve.language.vocabulary import LANGUAGE_KINDS, LanguageVocabulary, language_vocabulary
-from jaxarc.solve.mixed_replay import bbox_action, mask_action, replay_mixed
+from jaxarc.solve.language.vocabulary import LanguageVocabulary, language_vocabulary
+from jaxarc.solve.mixed_replay import bbox_action, mask_action
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_tasks import TaskArrays, full_prior, task_arrays
 from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
-from jaxarc.solve.replay import MAX_STEPS, replay_on_task
-from jaxarc.solve.search import pad_slots
-from jaxarc.solve.tiling import tile_layout_actions
-
-DEMO_SLOTS = (4, 6, 10)  # demonstration pairs, padded up to one of these
-VOCABULARY_SLOTS = (64, 128, 256)  # vocabulary rows, padded up to one of these
-NOOP = (-1, 0, 0, 0, 0)  # the environment's no-op (an unknown operation)
+from jaxarc.solve.replay import MAX_STEPS
 
 
 class ProgramRLError(ValueError):
@@ -131,67 +107,6 @@ class ProgramRLConfig:
     def program_steps_per_task(self) -> int:
         """Program steps the learning of a task plays on each of its demonstration pairs."""
         return self.updates * self.program_steps_per_update
-
-
-def program_vocabulary(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
-    """The actions a program of ``problem`` is made of, one row ``(operation, r1, c1, r2,
-    c2)`` per grid (demonstration inputs, then test inputs): the no-op first, then the
-    search's candidates, then the tile-layout actions; duplicates removed."""
-    grids = problem.num_demos + problem.num_tests
-    noop = np.tile(np.asarray(NOOP, np.int32), (1, grids, 1))
-    table = np.concatenate([noop, candidate_actions(problem), tile_layout_actions(problem)])
-    _, first = np.unique(table.reshape(len(table), -1), axis=0, return_index=True)
-    return table[np.sort(first)]
-
-
-BOX_CLASSES = 5  # an action's box, for its kind: no-op, whole grid, (0, 0), another cell, a box
-
-
-def action_kinds(table: Int32[np.ndarray, "C N 5"]) -> Int32[np.ndarray, " C"]:
-    """The kind of each vocabulary action, shared by every task: its operation and the class
-    of its box as the first grid has it (no-op, the whole grid, the cell (0, 0), another
-    cell, any other box), ``(operation + 1) * BOX_CLASSES + class``. A prior over
-    kinds (:mod:`jaxarc.solve.program_prior`) carries from task to task what a vocabulary
-    of concrete coordinates cannot."""
-    first = table[:, 0]
-    op, r1, c1, r2, c2 = (first[:, k] for k in range(5))
-    whole = (r1 == 0) & (c1 == 0) & (r2 == 29) & (c2 == 29)
-    cell = (r1 == r2) & (c1 == c2)
-    origin = cell & (r1 == 0) & (c1 == 0)
-    box_class = np.select([op < 0, whole, origin, cell], [0, 1, 2, 3], 4)
-    return ((op + 1) * BOX_CLASSES + box_class).astype(np.int32)
-
-
-NUM_KINDS = (ops.NUM_OPERATIONS + 1) * BOX_CLASSES  # the whole-grid actions' kinds
-ALL_KINDS = NUM_KINDS + LANGUAGE_KINDS  # then the content language's items' kinds
-
-
-def full_prior(prior: Float32[np.ndarray, "K K"]) -> Float32[np.ndarray, "A A"]:
-    """``prior`` over the whole-grid actions' kinds widened to :data:`ALL_KINDS`: the
-    language items' kinds (and every pair with one) start at 0."""
-    prior = np.asarray(prior, np.float32)
-    full = np.zeros((ALL_KINDS, ALL_KINDS), np.float32)
-    full[: prior.shape[0], : prior.shape[1]] = prior
-    return full
-
-
-class TaskArrays(eqx.Module):
-    """One task as its learning plays it, padded to static sizes: the vocabulary's rows per
-    demonstration ``[C, D, 5]`` (unused rows are no-ops), which rows are real, their kinds,
-    the demonstration inputs, shapes and outputs (``-1`` outside a grid), which of the
-    ``D`` slots hold a demonstration, and each row's mask actions after its bbox action,
-    operations ``[C, D, K]`` (``-1``: none) and masks ``[C, D, K, S, S]`` (``K = 0``
-    without the content language; see :mod:`jaxarc.solve.mixed_replay`)."""
-
-    table: Int32[Array, "C D 5"]
-    valid: Bool[Array, " C"]
-    kinds: Int32[Array, " C"]
-    inputs: Int8[Array, "D H W"]
-    shapes: Int32[Array, "D 2"]
-    targets: Int8[Array, "D H W"]
-    demo: Bool[Array, " D"]
-    mask_ops: Int32[Array, "C D K"]
-    masks: Bool[Array, "C D K H W"]
 
 
 def program_returns(
@@ -462,53 +377,6 @@ def _learn_program(config: ProgramRLConfig, side: int, variant: LearnerVariant):
     return jax.jit(learn)
 
 
-def task_arrays(
-    problem: Problem, language: LanguageVocabulary | None = None
-) -> tuple[TaskArrays, Int32[np.ndarray, "C N 5"], int]:
-    """``problem`` as its learning plays it: ``(the padded arrays, the vocabulary, the
-    canvas side)``. With ``language`` (the task's
-    :func:`~jaxarc.solve.language.vocabulary.language_vocabulary`), its items follow the
-    whole-grid actions as rows whose bbox action is the no-op (their kinds after
-    :data:`NUM_KINDS`)."""
-    table = program_vocabulary(problem)
-    whole_grid = len(table)
-    items = 0 if language is None else len(language)
-    if items:
-        noop = np.tile(np.asarray(NOOP, np.int32), (items, table.shape[1], 1))
-        table = np.concatenate([table, noop])
-    demos = problem.num_demos
-    slots = bucket(demos, DEMO_SLOTS)
-    rows = bucket(len(table), VOCABULARY_SLOTS)
-    resized = table[table[..., 0] == ops.RESIZE][:, 3:] + 1  # the largest grid a RESIZE makes
-    grids = (*problem.demo_inputs, *problem.demo_outputs)
-    largest = max(max(max(g.shape) for g in grids), int(resized.max(initial=1)))
-    side = canvas_side(largest)
-    demo_table = np.zeros((rows, slots, 5), np.int32)
-    demo_table[..., 0] = -1
-    demo_table[: len(table), :demos] = table[:, :demos]
-    demo_table[: len(table), demos:] = table[:, :1]  # unused slots play the first grid's
-    kinds = np.zeros(rows, np.int32)
-    kinds[: len(table)] = action_kinds(table)
-    inputs, shapes = pad_slots(problem.demo_inputs, slots, side)
-    targets, _ = pad_slots(problem.demo_outputs, slots, side)
-    demo = np.arange(slots) < demos
-    targets[~demo] = -1
-    width = language.operations.shape[-1] if items else 0
-    mask_ops = np.full((rows, slots, width), -1, np.int32)
-    masks = np.zeros((rows, slots, width, side, side), bool)
-    if items:
-        assert language is not None  # (for the type checker: items > 0)
-        kinds[whole_grid : whole_grid + items] = NUM_KINDS + language.kinds
-        item_rows = slice(whole_grid, whole_grid + items)
-        mask_ops[item_rows, :demos] = language.operations[:, :demos]
-        masks[item_rows, :demos] = language.masks[:, :demos, :, :side, :side]
-    arrays = TaskArrays(
-        *(jnp.asarray(x) for x in (demo_table, np.arange(rows) < len(table), kinds)),
-        *(jnp.asarray(x) for x in (inputs, shapes, targets, demo, mask_ops, masks)),
-    )
-    return arrays, table, side
-
-
 def learn_program(
     problem: Problem,
     config: ProgramRLConfig,
@@ -545,169 +413,3 @@ def learn_program(
     learn = _learn_program(config, side, dataclasses.replace(variant, restarts=1))
     learned = learn(key, arrays, init)
     return jax.device_get(learned), table, side
-
-
-def greedy_program(
-    logits: np.ndarray, config: ProgramRLConfig, variant: LearnerVariant = ADOPTED
-) -> Int32[np.ndarray, " T"]:
-    """The policy's most likely action at each step (vocabulary rows; a ``"chain"`` policy
-    follows its own choices and stops at the first no-op)."""
-    if variant.policy == "per-step":
-        return np.argmax(logits, axis=-1).astype(np.int32)
-    program, previous = [], 0
-    for _ in range(config.program_length):
-        previous = int(np.argmax(logits[previous]))
-        if previous == 0:
-            break
-        program.append(previous)
-    return np.asarray(program, np.int32)
-
-
-def _played_rows(program: np.ndarray) -> list[int]:
-    return [int(k) for k in program if k != 0]
-
-
-def _replay_program(
-    problem: Problem,
-    program: np.ndarray,
-    table: np.ndarray,
-    language: LanguageVocabulary | None,
-) -> tuple[bool, list[np.ndarray]]:
-    """``program`` (vocabulary rows) replayed by the environment on ``problem``: by
-    :func:`~jaxarc.solve.replay.replay_on_task` when it holds whole-grid actions alone,
-    else as a mixed program (:func:`~jaxarc.solve.mixed_replay.replay_mixed`)."""
-    rows = _played_rows(program)
-    whole_grid = len(table) - (0 if language is None else len(language))
-    if language is None or all(k < whole_grid for k in rows):
-        return replay_on_task(problem, table[rows])
-    width = language.operations.shape[-1]
-    grids = table.shape[1]
-    operations = np.full((len(rows), grids, width), -1, np.int32)
-    masks = np.zeros((len(rows), grids, width, *language.masks.shape[-2:]), bool)
-    for t, k in enumerate(rows):
-        if k >= whole_grid:
-            operations[t] = language.operations[k - whole_grid]
-            masks[t] = language.masks[k - whole_grid]
-    return replay_mixed(problem, table[rows], operations, masks)
-
-
-def describe_program(
-    problem: Problem,
-    program: np.ndarray,
-    table: np.ndarray,
-    language: LanguageVocabulary | None,
-) -> list[str]:
-    """``program`` (vocabulary rows) in words: whole-grid actions as the search names
-    them, language items as their paints."""
-    whole_grid = len(table) - (0 if language is None else len(language))
-    words: list[str] = []
-    for k in _played_rows(program):
-        if k < whole_grid:
-            words += describe_sequence(table[[k]], problem)
-        else:
-            assert language is not None  # (for the type checker: a language row)
-            words.append(language.describe(k - whole_grid))
-    return words
-
-
-def _ranked_predictions(
-    played: list[tuple[bool, list[np.ndarray]]], problem: Problem
-) -> tuple[list[list[np.ndarray]], list[bool]]:
-    """The test predictions of the played programs (greedy, best, per restart) in the order
-    the attempts take them: those of programs that solve every demonstration, the one most
-    restarts agree on first (a vote; ties in the order played), then every program's in the
-    order played, then the test inputs themselves; and for each, whether its program solves
-    every demonstration."""
-    solving = [tests for solves, tests in played if solves]
-
-    def votes(tests: list[np.ndarray]) -> int:
-        restarts = {
-            k // 2
-            for k, (solves, other) in enumerate(played)
-            if solves and all(np.array_equal(a, b) for a, b in zip(tests, other, strict=True))
-        }
-        return len(restarts)
-
-    solving = sorted(solving, key=votes, reverse=True)  # (a stable sort)
-    options = [*solving, *(tests for _, tests in played), list(problem.test_inputs)]
-    flags = [True] * len(solving) + [solves for solves, _ in played] + [False]
-    return options, flags
-
-
-def program_rl_attempts(
-    problem: Problem,
-    config: ProgramRLConfig,
-    key: PRNGKeyArray,
-    prior: Float32[Array, "K K"] | None = None,
-    variant: LearnerVariant = ADOPTED,
-    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
-) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
-    """Two attempts per test input of ``problem`` after learning its program policy (from
-    ``prior``, see :func:`learn_program`), and what the learning did (see the module
-    docstring)."""
-    start = time.perf_counter()
-    language = language_vocabulary(problem) if variant.language else None
-    runs, played = [], []  # per restart: (learned, greedy, best); per program: (solves, tests)
-    for restart in range(variant.restarts):
-        run_key = key if restart == 0 else jax.random.fold_in(key, restart)
-        learned, table, side = learn_program(
-            problem, config, run_key, prior, variant, language, start_logits
-        )
-        logits = np.asarray(learned.logits)
-        greedy = greedy_program(logits, config, variant)
-        best = np.asarray(learned.best_program)
-        runs.append((learned, greedy, best))
-        played += [
-            _replay_program(problem, greedy, table, language),
-            _replay_program(problem, best, table, language),
-        ]
-    attempts, from_solutions = pick_attempts(*_ranked_predictions(played, problem))
-    top = max(range(len(runs)), key=lambda r: float(runs[r][0].best_reward))  # (first of ties)
-    learned, greedy, best = runs[top]
-    (greedy_solves, _), (best_solves, _) = played[2 * top], played[2 * top + 1]
-    curve, rewards = np.asarray(learned.solved_share), np.asarray(learned.mean_reward)
-    info = {
-        "vocabulary": int(len(table)),
-        "language_items": 0 if language is None else len(language),
-        "canvas": side,
-        "greedy_program": describe_program(problem, greedy, table, language),
-        "greedy_solves_demos": bool(greedy_solves),
-        "best_program": describe_program(problem, best, table, language),
-        "best_solves_demos": bool(best_solves),
-        "first_solved_update": int(learned.first_solved),
-        # the last update's group (None without updates)
-        "final_mean_reward": round(float(rewards[-1]), 4) if rewards.size else None,
-        "final_solved_share": round(float(curve[-1]), 4) if curve.size else None,
-        "restarts_solving": sum(
-            any(solves for solves, _ in played[2 * r : 2 * r + 2]) for r in range(len(runs))
-        ),
-        "seconds": round(time.perf_counter() - start, 3),
-        "attempts_from_solutions": from_solutions,
-    }
-    return attempts, info
-
-
-def solve_with_program_rl(
-    problems: list[Problem],
-    config: ProgramRLConfig,
-    *,
-    seed: int = 0,
-    prior: Float32[Array, "K K"] | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    variant: LearnerVariant = ADOPTED,
-    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
-) -> tuple[dict[str, list[tuple[np.ndarray, np.ndarray]]], dict[str, dict[str, Any]]]:
-    """``(attempts by task id, what the learning did by task id)`` for every problem, each
-    learned from ``prior`` (see :func:`learn_program`); task ``k`` learns with the key
-    ``fold_in(key(seed), k)``. ``variant``: for ablations only."""
-    base = jax.random.key(seed)
-    attempts, infos = {}, {}
-    for k, problem in enumerate(problems):
-        if progress is not None:
-            progress(k, len(problems))
-        attempts[problem.task_id], infos[problem.task_id] = program_rl_attempts(
-            problem, config, jax.random.fold_in(base, k), prior, variant, start_logits
-        )
-    if progress is not None:
-        progress(len(problems), len(problems))
-    return attempts, infos

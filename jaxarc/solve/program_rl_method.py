@@ -25,8 +25,9 @@ from jaxarc.solve.attempts import TaskAttempts
 from jaxarc.solve.method import MethodError, SolveMethod, whole_updates
 from jaxarc.solve.prior_store import load_prior, seen_by_prior
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_attempts import program_rl_attempts
 from jaxarc.solve.program_prior import PriorError
-from jaxarc.solve.program_rl import ProgramRLConfig, program_rl_attempts
+from jaxarc.solve.program_rl import ProgramRLConfig
 
 DEFAULT_PRIOR_DIR = Path(__file__).parent / "priors" / "arc_agi_1_training"
 

@@ -2,7 +2,7 @@
 
 ``jaxarc solve`` and ``jaxarc pretrain-programs`` always learn with :data:`ADOPTED`; only
 ``benchmarks/program_rl_ablation.py`` (and tests) pass another :class:`LearnerVariant` to
-:func:`jaxarc.solve.program_rl.solve_with_program_rl`. Each switch turns off one part of
+:func:`jaxarc.solve.program_attempts.solve_with_program_rl`. Each switch turns off one part of
 the learner (see :class:`~jaxarc.solve.program_rl.ProgramRLConfig` for the rest) so that
 its effect can be measured.
 """
