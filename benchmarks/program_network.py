@@ -56,6 +56,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("runs/program-network"))
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--rows", default="uniform,frozen,network")
+    parser.add_argument(
+        "--uniform-share",
+        type=float,
+        default=0.0,
+        help="the network row starts from (1 - e) x network + e x the uniform start",
+    )
+    parser.add_argument(
+        "--curve", default="", help="frozen greedy score after these updates, e.g. 0,50,100"
+    )
     args = parser.parse_args(argv)
 
     import jax
@@ -75,14 +84,51 @@ def main(argv: list[str] | None = None) -> int:
 
     bank = load_bank("arc-agi-1/training")
     config = ProgramNetworkConfig(updates=args.updates)
-    report: dict = {"config": repr(config), "seed": args.seed}
+    tuning = bank.subset(range(args.tuning_tasks))
+    tuning_problems, tuning_known = problems_from_bank(tuning), known_test_outputs(tuning)
+    report: dict = {
+        "config": repr(config),
+        "seed": args.seed,
+        "learn_updates": args.learn_updates,
+        "uniform_share": args.uniform_share,
+    }
     if args.network is None:
         train_problems = problems_from_bank(bank.subset(range(100, 100 + args.train_tasks)))
         start = time.perf_counter()
         tasks = [network_task(p, config.reward()) for p in train_problems]
         features = time.perf_counter() - start
 
-        def show(index: int, record: dict) -> None:
+        curve_at = {int(k) for k in args.curve.split(",") if k}
+        report["frozen_curve"] = []
+        evaluating = [0.0]  # seconds spent on the curve's points (left out of training's)
+
+        def frozen_point(updates: int, policy) -> None:
+            began = time.perf_counter()
+            attempts, records = solve_with_program_rl(
+                tuning_problems,
+                ProgramRLConfig(updates=0),
+                seed=args.seed,
+                variant=LearnerVariant(language=True),
+                start_logits=network_start(policy, ProgramRLConfig()),
+            )
+            point = score(tuning_problems, tuning_known, attempts, records)
+            point.update(updates=updates, seconds=round(time.perf_counter() - began, 1))
+            report["frozen_curve"].append(point)
+            evaluating[0] += point["seconds"]
+            print(
+                f"frozen greedy after {updates} updates: {len(point['solved'])} solved", flush=True
+            )
+
+        if 0 in curve_at:
+            from jaxarc.solve.program_network import init_state
+
+            frozen_point(
+                0, init_state(jax.random.split(jax.random.key(args.seed))[0], config).policy
+            )
+
+        def show(index: int, record: dict, policy) -> None:
+            if index + 1 in curve_at:
+                frozen_point(index + 1, policy)
             if index % 10 == 0 or index == config.updates - 1:
                 print(
                     f"update {index + 1}: reward {record['mean_reward']:.3f}, solved share "
@@ -91,11 +137,12 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
 
+        evaluating[0] = 0.0  # (the untrained point is not training time)
         start = time.perf_counter()
         policy, history = train_program_network(
             tasks, config, jax.random.key(args.seed), on_update=show
         )
-        seconds = time.perf_counter() - start
+        seconds = time.perf_counter() - start - evaluating[0]
         report["training"] = {
             "tasks": len(tasks),
             "feature_seconds": round(features, 1),
@@ -104,20 +151,19 @@ def main(argv: list[str] | None = None) -> int:
                 {k: r[k] for k in ("mean_reward", "solved_share", "tasks_found")} for r in history
             ],
         }
-        save_network(args.out, policy, {"updates": args.updates, "seed": args.seed})
+        save_network(args.out, policy, {"updates": args.updates, "seed": args.seed}, train_problems)
         print(f"trained in {seconds:.0f} s (features {features:.0f} s): {args.out}")
     else:
         policy = load_network(args.network)
 
-    tuning = bank.subset(range(args.tuning_tasks))
-    problems, known = problems_from_bank(tuning), known_test_outputs(tuning)
+    problems, known = tuning_problems, tuning_known
     language = LearnerVariant(language=True)
     learn = ProgramRLConfig(updates=args.learn_updates)
     frozen = ProgramRLConfig(updates=0)
     rows = {
         "uniform": (learn, None),
         "frozen": (frozen, network_start(policy, learn)),
-        "network": (learn, network_start(policy, learn)),
+        "network": (learn, network_start(policy, learn, args.uniform_share)),
     }
     report["rows"] = {}
     for name in args.rows.split(","):

@@ -84,7 +84,7 @@ def main() -> None:
     problems = problems_from_bank(load_bank(source))
     tasks = [network_task(problem, config.reward()) for problem in problems]
     policy, history = train_program_network(tasks, config, jax.random.key(args.seed))
-    save_network(args.out, policy, {"source": source, "updates": config.updates})
+    save_network(args.out, policy, {"source": source, "updates": config.updates}, problems)
     last = history[-1]
     print(
         f"{len(tasks)} tasks, {config.updates} updates: mean reward {history[0]['mean_reward']:.3f}"

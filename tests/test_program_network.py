@@ -201,3 +201,38 @@ def test_sharded_training_equals_one_device() -> None:
     apart = np.abs(two - one)
     assert np.mean(apart > 1e-5) < 0.01, np.mean(apart > 1e-5)
     assert apart.max() <= 2 * CONFIG.learning_rate
+
+
+def test_jaxarc_solve_learns_each_task_from_a_network_given_as_the_prior(
+    trained, tmp_path: Path, capsys
+) -> None:
+    import json
+
+    from jaxarc.cli.main import main
+
+    policy, _ = trained
+    seen, new = flip_task("flip0", 0), flip_task("fresh", 77)
+    save_network(tmp_path / "net", policy, {"updates": CONFIG.updates}, trained_on=[seen])
+    (tmp_path / "tasks").mkdir()
+    for problem in (seen, new):
+        pairs = zip(problem.demo_inputs, problem.demo_outputs, strict=True)
+        body = {
+            "train": [{"input": a.tolist(), "output": b.tolist()} for a, b in pairs],
+            "test": [
+                {"input": g.tolist(), "output": g[:, ::-1].tolist()} for g in problem.test_inputs
+            ],
+        }
+        (tmp_path / "tasks" / f"{problem.task_id}.json").write_text(json.dumps(body))
+    out = tmp_path / "s.json"
+    argv = ["solve", "--no-compile-cache", "--source", str(tmp_path / "tasks")]
+    code = main([*argv, "--prior", str(tmp_path / "net"), "--budget", "1024", "--out", str(out)])
+    stdout = capsys.readouterr().out
+    assert code == 0, stdout
+    # the task it trained on is named and left out of the score; the fresh one is solved
+    assert "prior saw 1 of 2 tasks" in stdout and "solved 1 of 1" in stdout, stdout
+    report = json.loads(out.with_suffix(".report.json").read_text())
+    assert report["start"] == "network" and report["language_items"] is True
+    assert report["seen_by_prior"] == ["flip0"]
+    # a network given as --checkpoint is named for what it is
+    code = main([*argv, "--method", "policy", "--checkpoint", str(tmp_path / "net"), "--out", "x"])
+    assert code == 2 and "is a program network: give it as --prior" in capsys.readouterr().err

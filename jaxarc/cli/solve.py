@@ -81,9 +81,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--prior",
         default=None,
         metavar="DIR",
-        help="program-rl: the prior to learn each task from (a jaxarc pretrain-programs "
-        f"--run-dir), or '{NO_PRIOR}' to start every task uniform; default: the prior "
-        "shipped with jaxarc. The tasks are learned with the settings the prior records",
+        help="program-rl: what each task's learning starts from: a prior over kinds (a "
+        "jaxarc pretrain-programs --run-dir; the tasks are learned with the settings it "
+        "records), a program network trained across tasks (a directory with network.eqx, "
+        "see docs/program-network.md; the content language joins each vocabulary), or "
+        f"'{NO_PRIOR}' to start every task uniform; default: the prior shipped with jaxarc",
     )
     solve.add_argument(
         "--checkpoint",
@@ -130,11 +132,12 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise CLIError(f"{args.source}: solve takes ARC tasks (a bank), not a generated family")
     if args.prior is not None and method != "program-rl":
         raise CLIError(f"--prior applies to --method program-rl, not {method}")
-    if args.checkpoint is not None and (Path(args.checkpoint) / "prior.npz").exists():
-        raise CLIError(
-            f"--checkpoint {args.checkpoint} is a program prior: give it as --prior "
-            f"{args.checkpoint} (--checkpoint is a trained network run)"
-        )
+    for file, what in (("prior.npz", "program prior"), ("network.eqx", "program network")):
+        if args.checkpoint is not None and (Path(args.checkpoint) / file).exists():
+            raise CLIError(
+                f"--checkpoint {args.checkpoint} is a {what}: give it as --prior "
+                f"{args.checkpoint} (--checkpoint is a jaxarc train run)"
+            )
     if method in CHECKPOINT_METHODS and args.checkpoint is None:
         raise CLIError(f"--method {method} needs --checkpoint RUN")
     if method not in CHECKPOINT_METHODS and args.checkpoint is not None:

@@ -19,6 +19,7 @@ import jax
 
 from jaxarc.agents.model.program_policy import ProgramPolicy, ProgramPolicyConfig
 from jaxarc.solve.prior_store import write_file_atomic
+from jaxarc.solve.problem import Problem, task_content_hash
 
 NETWORK_FILE = "network.eqx"
 NETWORK_INFO = "network.json"
@@ -28,17 +29,42 @@ class NetworkError(ValueError):
     """A program network that cannot be read (with the file and the reason)."""
 
 
-def save_network(run_dir: Path, policy: ProgramPolicy, info: dict[str, Any] | None = None) -> None:
-    """Write ``policy`` and its record (``policy.config`` and ``info``) into ``run_dir``."""
+def save_network(
+    run_dir: Path,
+    policy: ProgramPolicy,
+    info: dict[str, Any] | None = None,
+    trained_on: list[Problem] | None = None,
+) -> None:
+    """Write ``policy`` and its record (``policy.config``, ``info`` and the content hashes
+    of the tasks it was ``trained_on``) into ``run_dir``."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     eqx.tree_serialise_leaves(buffer, policy)
     meta = {"policy": dataclasses.asdict(policy.config), **(info or {})}
+    if trained_on is not None:
+        meta["task_hashes"] = [task_content_hash(p) for p in trained_on]
     write_file_atomic(run_dir / NETWORK_FILE, lambda f: f.write(buffer.getvalue()))
     write_file_atomic(
         run_dir / NETWORK_INFO, lambda f: f.write(json.dumps(meta, indent=1).encode())
     )
+
+
+def is_network_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory holding a saved program network."""
+    return (Path(path) / NETWORK_FILE).is_file()
+
+
+def seen_by_network(run_dir: Path, problems: list[Problem]) -> list[str] | None:
+    """The ids of ``problems`` the network in ``run_dir`` was trained on (by content), in
+    order; ``None`` when it records no task hashes."""
+    hashes = read_network_info(run_dir).get("task_hashes")
+    if hashes is None:
+        return None
+    if not isinstance(hashes, list) or not all(isinstance(h, str) for h in hashes):
+        raise NetworkError(f"{Path(run_dir) / NETWORK_INFO}: 'task_hashes' is not a list")
+    seen = set(hashes)
+    return [p.task_id for p in problems if task_content_hash(p) in seen]
 
 
 def read_network_info(run_dir: Path) -> dict[str, Any]:

@@ -51,7 +51,12 @@ from jaxarc.agents.model.program_policy import (
 )
 from jaxarc.solve.language.vocabulary import language_vocabulary
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_rl import ProgramRLConfig, program_returns, sample_programs
+from jaxarc.solve.program_rl import (
+    ProgramRLConfig,
+    program_returns,
+    sample_programs,
+    uniform_logits,
+)
 from jaxarc.solve.program_tasks import ALL_KINDS, VOCABULARY_SLOTS, TaskArrays, task_arrays
 
 ITEM_SLOTS = VOCABULARY_SLOTS[-1]  # every task's items, padded for the network
@@ -284,10 +289,11 @@ def train_program_network(
     key: PRNGKeyArray,
     *,
     mesh: Mesh | None = None,
-    on_update: Callable[[int, dict[str, float]], None] | None = None,
+    on_update: Callable[[int, dict[str, float], ProgramPolicy], None] | None = None,
 ) -> tuple[ProgramPolicy, list[dict[str, float]]]:
     """Train a network on ``tasks`` (see the module docstring): ``(policy, per update its
-    metrics)``. Each update draws ``tasks_per_update`` tasks without replacement."""
+    metrics)``. Each update draws ``tasks_per_update`` tasks without replacement;
+    ``on_update(index, metrics, policy)`` sees every update's result."""
     if len(tasks) < config.tasks_per_update:
         raise ValueError(f"{len(tasks)} tasks: fewer than tasks_per_update")
     init_key, order_key = jax.random.split(key)
@@ -309,19 +315,37 @@ def train_program_network(
         record["tasks_found"] = len(found)
         history.append(record)
         if on_update is not None:
-            on_update(index, record)
+            on_update(index, record, state.policy)
     return state.policy, history
 
 
 def network_start(
-    policy: ProgramPolicy, reward: ProgramRLConfig
+    policy: ProgramPolicy, reward: ProgramRLConfig, uniform_share: float = 0.0
 ) -> Callable[[TaskArrays, int], Float32[Array, "C C"]]:
     """program-rl's starting logits from the network: ``(arrays, side) -> [C, C]`` for a
-    task's padded arrays (:func:`~jaxarc.solve.program_rl.learn_program`'s ``start_logits``)."""
+    task's padded arrays (:func:`~jaxarc.solve.program_rl.learn_program`'s
+    ``start_logits``). With ``uniform_share`` ``e`` each row is the mixture ``(1 - e) *
+    network + e * uniform start`` (:func:`~jaxarc.solve.program_rl.uniform_logits`), so
+    every item keeps a floor of probability for the per-task learning to explore from."""
+    if not 0.0 <= uniform_share <= 1.0:
+        raise ValueError(f"uniform_share={uniform_share}: in [0, 1]")
 
     def start(arrays: TaskArrays, side: int) -> Float32[Array, "C C"]:
         rows = arrays.valid.shape[0]
-        logits = chain_logits(policy, [network_reads(arrays, side, reward)])[0]
-        return jnp.asarray(logits[:rows, :rows])
+        logits = chain_logits(policy, [network_reads(arrays, side, reward)])[0][:rows, :rows]
+        if uniform_share == 0.0:
+            return jnp.asarray(logits)
+        valid = np.asarray(arrays.valid)
+        uniform = np.asarray(uniform_logits(arrays.valid, reward))
+        mixed = (1 - uniform_share) * _softmax(logits, valid) + uniform_share * _softmax(
+            uniform, valid
+        )
+        return jnp.asarray(np.where(valid[None], np.log(np.maximum(mixed, 1e-30)), -1e9))
 
     return start
+
+
+def _softmax(logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    masked = np.where(valid[None], logits, -np.inf)
+    shifted = np.exp(masked - masked.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)

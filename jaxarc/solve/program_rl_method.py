@@ -1,6 +1,8 @@
 """``jaxarc solve --method program-rl``: each task's program policy learned by
 GRPO from its demonstrations (:mod:`jaxarc.solve.program_rl`), starting from a prior over
-programs (:mod:`jaxarc.solve.program_prior`).
+programs (:mod:`jaxarc.solve.program_prior`) or from a program network trained across tasks
+(:mod:`jaxarc.solve.program_network`; its directory is given in the prior's place, and
+the tasks are then learned with the content language's items in their vocabularies).
 
 The prior shipped with the package (:data:`DEFAULT_PRIOR_DIR`, pretrained on ARC-AGI-1
 training tasks 100-399) is the default start; another prior directory or none (every action
@@ -23,21 +25,23 @@ from jaxtyping import Float32
 
 from jaxarc.solve.attempts import TaskAttempts
 from jaxarc.solve.method import MethodError, SolveMethod, whole_updates
+from jaxarc.solve.network_store import NetworkError, is_network_dir, load_network, seen_by_network
 from jaxarc.solve.prior_store import load_prior, seen_by_prior
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.program_attempts import program_rl_attempts
 from jaxarc.solve.program_prior import PriorError
 from jaxarc.solve.program_rl import ProgramRLConfig
+from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 
 DEFAULT_PRIOR_DIR = Path(__file__).parent / "priors" / "arc_agi_1_training"
 
 
 @dataclasses.dataclass(frozen=True)
 class ProgramRLSolveConfig:
-    """``prior``: the prior's directory, or ``None`` to start every task uniform (the
-    learner's default settings); ``updates``: GRPO updates per task, ``None`` for the
-    prior's (or the default) number; ``seed``: task ``k`` learns with ``fold_in(key(seed),
-    k)``."""
+    """``prior``: the prior's directory (or a program network's), or ``None`` to start
+    every task uniform (the learner's default settings); ``updates``: GRPO updates per
+    task, ``None`` for the prior's (or the default) number; ``seed``: task ``k`` learns
+    with ``fold_in(key(seed), k)``."""
 
     prior: Path | None = DEFAULT_PRIOR_DIR
     updates: int | None = None
@@ -53,8 +57,19 @@ class ProgramRLMethod(SolveMethod):
     def __init__(self, config: ProgramRLSolveConfig) -> None:
         self.config = config
         self.prior: Float32[np.ndarray, "K K"] | None = None
+        self.variant: LearnerVariant = ADOPTED
+        self.start_logits = None
         learner = ProgramRLConfig()
-        if config.prior is not None:
+        if config.prior is not None and is_network_dir(config.prior):
+            from jaxarc.solve.program_network import network_start
+
+            try:
+                network = load_network(config.prior)
+            except NetworkError as err:
+                raise MethodError(str(err)) from None
+            self.variant = LearnerVariant(language=True)
+            self.start_logits = network_start(network, learner)
+        elif config.prior is not None:
             try:
                 self.prior, prior_config = load_prior(config.prior)
             except PriorError as err:
@@ -85,18 +100,26 @@ class ProgramRLMethod(SolveMethod):
         if self.config.prior is None:
             return []
         try:
+            if self.start_logits is not None:
+                return seen_by_network(self.config.prior, problems)
             return seen_by_prior(self.config.prior, problems)
-        except PriorError as err:
+        except (PriorError, NetworkError) as err:
             raise MethodError(str(err)) from None
 
     def solve(self, problem: Problem, index: int) -> tuple[TaskAttempts, dict[str, Any]]:
         key = jax.random.fold_in(jax.random.key(self.config.seed), index)
-        return program_rl_attempts(problem, self.learner, key, self.prior)
+        return program_rl_attempts(
+            problem, self.learner, key, self.prior, self.variant, self.start_logits
+        )
 
     def settings(self) -> dict[str, Any]:
         prior = "none (uniform)" if self.config.prior is None else str(self.config.prior)
         return {
             "prior": prior,
+            "start": "uniform"
+            if self.config.prior is None
+            else ("network" if self.start_logits is not None else "prior over kinds"),
+            "language_items": self.variant.language,
             "program_rl": dataclasses.asdict(self.learner),
             "program_steps_per_task": self.steps_per_task(),
         }
