@@ -11,7 +11,14 @@ stays where it is; objects nearer their anchor move first, so a later one stops 
 The view ``attract`` (:func:`attract_pairs`, :func:`attract_grid`) learns the pairs from
 the demonstrations: each mover colour gets the first anchor colour with which the moved
 grid's cells of the mover colour are the output's, in every demonstration, and some object
-moves. Every learned pair moves on every grid, one mover colour after another.
+moves. Every learned pair moves on every grid, one mover colour after another. The
+direction an object takes is chosen as if the other movers were not there.
+
+Without such a pair, one pair of :data:`ANY`: movers of any colour fly to the largest
+objects of their own colour (through every other cell; objects of a colour with no larger
+object stay and block nothing), or every object not of one anchor colour slides toward
+it; it is kept when every output's content lies on the moved grid's content (a paint then
+clears or recolours what stayed).
 """
 
 from __future__ import annotations

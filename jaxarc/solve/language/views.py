@@ -23,6 +23,8 @@ ARC-AGI-1 training tasks:
   of its column or row;
 * ``attract``: objects of a mover colour slide toward an anchor colour until they touch,
   the pairs learned from the demonstrations (:mod:`jaxarc.solve.language.motion`);
+* ``shift M RULE``: every object of colour ``M`` moves by the offset a rule learned from
+  the demonstrations gives it (:mod:`jaxarc.solve.language.shift`);
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
