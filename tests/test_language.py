@@ -296,7 +296,7 @@ def test_programs_play_as_mask_actions_and_compile_once_per_step_bucket() -> Non
     programs of different lengths and tasks in one step bucket share one compiled replay."""
     program_module._replay_program.cache_clear()
     problems, _ = _training()
-    for task_id in ("00d62c1b", "1f876c06", "3618c87e"):
+    for task_id in ("00d62c1b", "1f876c06", "54d9e175"):
         problem = problems[task_id]
         program = _first_program(task_id)
         views = task_views(problem)[program.view]

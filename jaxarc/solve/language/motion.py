@@ -11,7 +11,14 @@ stays where it is; objects nearer their anchor move first, so a later one stops 
 The view ``attract`` (:func:`attract_pairs`, :func:`attract_grid`) learns the pairs from
 the demonstrations: each mover colour gets the first anchor colour with which the moved
 grid's cells of the mover colour are the output's, in every demonstration, and some object
-moves. Every learned pair moves on every grid, one mover colour after another.
+moves. Every learned pair moves on every grid, one mover colour after another. The
+direction an object takes is chosen as if the other movers were not there.
+
+Without such a pair, one pair of :data:`ANY`: movers of any colour fly to the largest
+objects of their own colour (through every other cell; objects of a colour with no larger
+object stay and block nothing), or every object not of one anchor colour slides toward
+it; it is kept when every output's content lies on the moved grid's content (a paint then
+clears or recolours what stayed).
 """
 
 from __future__ import annotations
@@ -44,41 +51,110 @@ def _slide(grid: np.ndarray, cells: np.ndarray, step: tuple[int, int], anchor: i
         moved += 1
 
 
-def attract(grid: Int8[np.ndarray, "H W"], bg: int, mover: int, anchor: int) -> np.ndarray:
-    """``grid`` with every object of colour ``mover`` slid toward colour ``anchor`` (see
-    the module docstring); ``[H, W]`` int8."""
-    grid = np.asarray(grid, np.int8)
-    labels, count = ndimage.label(grid == mover, EIGHT)
-    if count == 0 or not (grid == anchor).any():
-        return grid.copy()
-    state = np.where(grid == bg, -1, grid.astype(np.int64))  # -1: free
-    objects = [np.argwhere(labels == k + 1) for k in range(count)]
-    moves = []
+ANY = -1  # as a mover: every object not of the anchor colour; as an anchor: the mover's own
+
+
+def _movers(
+    grid: np.ndarray, bg: int, mover: int, anchor: int
+) -> tuple[list, np.ndarray, np.ndarray]:
+    """The mover objects (``[k, 2]`` cells each, one colour, 8-connected), the ``[H, W]``
+    code of the cells they may stop against (``10 + c`` on the anchor cells of colour
+    ``c``, the colour elsewhere, ``-1`` on background and mover cells) and the ``[H, W]``
+    loose cells, that block nothing (toward their own colour: all but the anchors; a
+    mover flies through the anchors of other colours too)."""
+    state = np.where(grid == bg, -1, grid.astype(np.int64))
+    if anchor != ANY:
+        state = np.where(grid == anchor, 10 + anchor, state)
+    colours = [mover] if mover != ANY else [c for c in range(10) if c not in (bg, anchor)]
+    objects = []
+    for colour in colours:
+        labels, count = ndimage.label(grid == colour, EIGHT)
+        found = [np.argwhere(labels == k + 1) for k in range(count)]
+        if anchor == ANY and found:  # the largest objects of the colour are its anchors
+            largest = max(len(cells) for cells in found)
+            for cells in found:
+                if len(cells) == largest and len(found) > 1:
+                    state[cells[:, 0], cells[:, 1]] = 10 + colour
+            found = [cells for cells in found if len(cells) < largest]
+        objects += found
     for cells in objects:
         state[cells[:, 0], cells[:, 1]] = -1
+    if anchor == ANY:  # only anchors block: what is not drawn toward its colour is loose
+        loose = (state >= 0) & (state < 10)
+        return objects, np.where(loose, -1, state), loose
+    return objects, state, np.zeros(grid.shape, bool)
+
+
+def _run(state: np.ndarray, cells: np.ndarray, step: np.ndarray) -> int:
+    """How far ``[k, 2]`` ``cells`` slide by ``step`` before their next step leaves the
+    grid or overlaps a cell of ``state`` (``-1``: free)."""
+    rows, cols = state.shape
+    moved = 0
+    while True:
+        at = cells + (moved + 1) * step
+        if (at < 0).any() or (at[:, 0] >= rows).any() or (at[:, 1] >= cols).any():
+            return moved
+        if (state[at[:, 0], at[:, 1]] >= 0).any():
+            return moved
+        moved += 1
+
+
+def attract(grid: Int8[np.ndarray, "H W"], bg: int, mover: int, anchor: int) -> np.ndarray:
+    """``grid`` with every object of colour ``mover`` slid toward colour ``anchor`` (see
+    the module docstring; :data:`ANY` as ``mover``: every object of another colour than
+    ``anchor``; as ``anchor``: each colour's largest objects draw its smaller ones);
+    ``[H, W]`` int8."""
+    grid = np.asarray(grid, np.int8)
+    objects, fixed, loose = _movers(grid, bg, mover, anchor)
+    if not objects or not (fixed >= 10).any():
+        return grid.copy()
+    moves = []
+    for cells in objects:  # the direction: the other movers do not block it
+        colour = int(grid[cells[0, 0], cells[0, 1]])
+        target = 10 + (colour if anchor == ANY else anchor)
+        own = fixed if anchor != ANY else np.where(fixed == target, target, -1)
         best = None
         for step in DIRECTIONS.values():
-            far = _slide(state, cells, step, anchor)
+            far = _slide(own, cells, step, target)
             if far is not None and (best is None or far < best[0]):
-                best = (far, step)
-        state[cells[:, 0], cells[:, 1]] = mover
-        moves.append(best)
-    moving = [k for k in range(count) if moves[k] is not None]
-    for k in sorted(moving, key=lambda k: moves[k][0]):
-        cells = objects[k]
-        state[cells[:, 0], cells[:, 1]] = -1
-        far = _slide(state, cells, moves[k][1], anchor)  # others may have moved in between
-        far = 0 if far is None else far
-        at = cells + far * np.asarray(moves[k][1])
-        state[at[:, 0], at[:, 1]] = mover
-    return np.where(state < 0, bg, state).astype(np.int8)
+                best = (far, np.asarray(step))
+        moves.append((best, colour))
+    state = fixed.copy()
+    for (best, colour), cells in zip(moves, objects, strict=True):
+        if best is None:  # the objects that stay block the others (unless loose)
+            state[cells[:, 0], cells[:, 1]] = -1 if anchor == ANY else colour
+            loose[cells[:, 0], cells[:, 1]] = anchor == ANY
+    moving = [k for k in range(len(objects)) if moves[k][0] is not None]
+    for k in sorted(moving, key=lambda k: moves[k][0][0]):
+        (_, step), colour = moves[k]
+        own = state  # toward its own colour, only that colour blocks
+        if anchor == ANY:
+            own = np.where((state == colour) | (state == 10 + colour), state, -1)
+        at = objects[k] + _run(own, objects[k], step) * step
+        state[at[:, 0], at[:, 1]] = colour
+    state = np.where((state < 0) & loose, grid, state)
+    return np.where(state < 0, bg, state % 10).astype(np.int8)
+
+
+def _fits(moved: list[np.ndarray], problem: Problem, bg: int, mover: int) -> bool:
+    """Some object moved; the moved grids hold the output's cells of the mover colour
+    (:data:`ANY`: every output's content lies on the moved grid's content)."""
+    demos = list(zip(moved, problem.demo_inputs, problem.demo_outputs, strict=True))
+    if all(np.array_equal(m, i) for m, i, _ in demos):
+        return False
+    if mover == ANY:
+        return all(((o != bg) <= (m != bg)).all() for m, _, o in demos)
+    return all(np.array_equal(m == mover, o == mover) for m, _, o in demos)
 
 
 def attract_pairs(problem: Problem, bg: int) -> list[Pair]:
     """The ``(mover, anchor)`` colour pairs the demonstrations show (see the module
-    docstring); ``[]`` when outputs differ in shape from their inputs."""
-    demos = list(zip(problem.demo_inputs, problem.demo_outputs, strict=True))
-    if any(i.shape != o.shape for i, o in demos):
+    docstring); ``[]`` when outputs differ in shape from their inputs. Without a pair of
+    colours, one pair of :data:`ANY` movers: toward their own colour, or toward one
+    anchor colour."""
+    if any(
+        i.shape != o.shape for i, o in zip(problem.demo_inputs, problem.demo_outputs, strict=True)
+    ):
         return []
     colours = [c for c in range(10) if c != bg and all((i == c).any() for i in problem.demo_inputs)]
     pairs = []
@@ -86,16 +162,17 @@ def attract_pairs(problem: Problem, bg: int) -> list[Pair]:
         for anchor in colours:
             if anchor == mover:
                 continue
-            moved = [attract(i, bg, mover, anchor) for i, _ in demos]
-            if any(
-                not np.array_equal(m, i) for m, (i, _) in zip(moved, demos, strict=True)
-            ) and all(
-                np.array_equal(m == mover, o == mover)
-                for m, (_, o) in zip(moved, demos, strict=True)
-            ):
+            moved = [attract(i, bg, mover, anchor) for i in problem.demo_inputs]
+            if _fits(moved, problem, bg, mover):
                 pairs.append((mover, anchor))
                 break
-    return pairs
+    if pairs:
+        return pairs
+    for anchor in (ANY, *colours):
+        moved = [attract(i, bg, ANY, anchor) for i in problem.demo_inputs]
+        if _fits(moved, problem, bg, ANY):
+            return [(ANY, anchor)]
+    return []
 
 
 def attract_grid(grid: Int8[np.ndarray, "H W"], bg: int, pairs: list[Pair]) -> np.ndarray:

@@ -37,7 +37,7 @@ PAINT_TASKS: dict[str, tuple[str, ...]] = {
     "self": ("3c9b0459", "6150a2bd", "67a3c6ac"),
     "self fg": ("1f876c06", "22168020", "22eb0ac0"),
     "copy": ("694f12f3", "776ffc46", "b8825c91"),
-    "map": ("0d3d703e", "25d8a9c8", "3618c87e"),
+    "map": ("0d3d703e", "25d8a9c8", "54d9e175"),
 }
 MAX_PAINTS = 8  # a cover with more paints is not kept (it describes the demonstrations)
 

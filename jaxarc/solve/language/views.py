@@ -23,6 +23,8 @@ ARC-AGI-1 training tasks:
   of its column or row;
 * ``attract``: objects of a mover colour slide toward an anchor colour until they touch,
   the pairs learned from the demonstrations (:mod:`jaxarc.solve.language.motion`);
+* ``shift M RULE``: every object of colour ``M`` moves by the offset a rule learned from
+  the demonstrations gives it (:mod:`jaxarc.solve.language.shift`);
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
@@ -52,6 +54,7 @@ from jaxarc.solve.language.masks import object_picks, touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import Objects, background, grid_objects
 from jaxarc.solve.language.panels import cell_crops
+from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
 
@@ -260,6 +263,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "parts": ("0520fde7", "1b2d62fb", "3428a4f5"),
     "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
     "attract": ("05f2a901", "a48eeaf7", "ae3edfdc"),
+    "shift": ("1caeab9d", "5521c0d9", "a1570a43", "a79310a0", "dc433765"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
@@ -281,6 +285,7 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "parts": ("parts",),
     "fall": ("fall",),
     "attract": ("attract",),
+    "shift": ("shift",),
     "repair": ("repair",),
     "count": ("count",),
     "blank": ("blank",),
@@ -302,6 +307,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         and not any((g == c).any() for g in problem.demo_outputs)
     ]
     pairs = attract_pairs(problem, bg)
+    moves = shift_moves(problem, bg)
     counted = count_views(problem, bg)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
@@ -332,6 +338,10 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             views[f"fall {direction}"] = _plain(fall(grid, bg, direction), bg)
         if pairs:
             views["attract"] = _plain(attract_grid(grid, bg, pairs), bg)
+        if moves:
+            shifted = shift_grid(grid, bg, moves)
+            if shifted is not None:
+                views[describe_moves(moves)] = _plain(shifted, bg)
         for unknown in hidden:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
