@@ -147,12 +147,24 @@ def main(argv: list[str] | None = None) -> int:
             "tasks": len(tasks),
             "feature_seconds": round(features, 1),
             "seconds": round(seconds, 1),
+            # program steps played per demonstration pair, a second (compiling included)
+            "program_steps_per_second": round(
+                config.updates
+                * config.tasks_per_update
+                * config.group_size
+                * config.program_length
+                / seconds
+            ),
             "curve": [
                 {k: r[k] for k in ("mean_reward", "solved_share", "tasks_found")} for r in history
             ],
         }
         save_network(args.out, policy, {"updates": args.updates, "seed": args.seed}, train_problems)
-        print(f"trained in {seconds:.0f} s (features {features:.0f} s): {args.out}")
+        steps = report["training"]["program_steps_per_second"]
+        print(
+            f"trained in {seconds:.0f} s (features {features:.0f} s, {steps} program steps/s "
+            f"per demonstration): {args.out}"
+        )
     else:
         policy = load_network(args.network)
 
@@ -166,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         "network": (learn, network_start(policy, learn, args.uniform_share)),
     }
     report["rows"] = {}
-    for name in args.rows.split(","):
+    for name in filter(None, args.rows.split(",")):
         row_config, start_fn = rows[name]
         began = time.perf_counter()
         attempts, records = solve_with_program_rl(

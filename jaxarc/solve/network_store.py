@@ -18,7 +18,7 @@ import equinox as eqx
 import jax
 
 from jaxarc.agents.model.program_policy import ProgramPolicy, ProgramPolicyConfig
-from jaxarc.solve.prior_store import write_file_atomic
+from jaxarc.solve.prior_store import read_record, seen_in_record, write_file_atomic
 from jaxarc.solve.problem import Problem, task_content_hash
 
 NETWORK_FILE = "network.eqx"
@@ -58,25 +58,13 @@ def is_network_dir(path: Path) -> bool:
 def seen_by_network(run_dir: Path, problems: list[Problem]) -> list[str] | None:
     """The ids of ``problems`` the network in ``run_dir`` was trained on (by content), in
     order; ``None`` when it records no task hashes."""
-    hashes = read_network_info(run_dir).get("task_hashes")
-    if hashes is None:
-        return None
-    if not isinstance(hashes, list) or not all(isinstance(h, str) for h in hashes):
-        raise NetworkError(f"{Path(run_dir) / NETWORK_INFO}: 'task_hashes' is not a list")
-    seen = set(hashes)
-    return [p.task_id for p in problems if task_content_hash(p) in seen]
+    meta = read_network_info(run_dir)
+    return seen_in_record(meta, problems, Path(run_dir) / NETWORK_INFO, NetworkError)
 
 
 def read_network_info(run_dir: Path) -> dict[str, Any]:
     """``network.json`` of ``run_dir`` (a :class:`NetworkError` when unreadable)."""
-    path = Path(run_dir) / NETWORK_INFO
-    try:
-        meta = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise NetworkError(f"{path}: not a readable program network record ({err})") from None
-    if not isinstance(meta, dict) or not isinstance(meta.get("policy"), dict):
-        raise NetworkError(f"{path}: not a program network record (no 'policy' object)")
-    return meta
+    return read_record(Path(run_dir) / NETWORK_INFO, "policy", "program network", NetworkError)
 
 
 def load_network(run_dir: Path) -> ProgramPolicy:

@@ -65,17 +65,37 @@ def is_prior_dir(path: Path) -> bool:
     return (Path(path) / PRIOR_FILE).is_file()
 
 
-def read_prior_info(run_dir: Path) -> dict[str, Any]:
-    """``prior.json`` of ``run_dir``; a :class:`PriorError` naming it when it is missing or
-    not a JSON object."""
-    path = Path(run_dir) / PRIOR_INFO
+def read_record(path: Path, required: str, what: str, error: type[Exception]) -> dict[str, Any]:
+    """The JSON object at ``path`` (a saved prior's or network's record), which must hold a
+    ``required`` object; an ``error`` naming the file and ``what`` it should be otherwise."""
     try:
         meta = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise PriorError(f"{path}: not a readable program prior ({err})") from None
-    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
-        raise PriorError(f"{path}: not a program prior's record (no 'config' object)")
+        raise error(f"{path}: not a readable {what} ({err})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get(required), dict):
+        raise error(f"{path}: not a {what}'s record (no '{required}' object)")
     return meta
+
+
+def seen_in_record(
+    meta: dict[str, Any], problems: list[Problem], path: Path, error: type[Exception]
+) -> list[str] | None:
+    """The ids of ``problems`` whose content hash a record's ``task_hashes`` holds, in
+    order; ``None`` when it holds none; an ``error`` naming ``path`` when they are not a
+    list of strings."""
+    hashes = meta.get("task_hashes")
+    if hashes is None:
+        return None
+    if not isinstance(hashes, list) or not all(isinstance(h, str) for h in hashes):
+        raise error(f"{path}: 'task_hashes' is not a list of strings")
+    seen = set(hashes)
+    return [p.task_id for p in problems if task_content_hash(p) in seen]
+
+
+def read_prior_info(run_dir: Path) -> dict[str, Any]:
+    """``prior.json`` of ``run_dir``; a :class:`PriorError` naming it when it is missing or
+    not a JSON object."""
+    return read_record(Path(run_dir) / PRIOR_INFO, "config", "program prior", PriorError)
 
 
 def load_prior(run_dir: Path) -> tuple[Float32[np.ndarray, "K K"], PriorConfig]:
@@ -120,13 +140,8 @@ def seen_by_prior(run_dir: Path, problems: list[Problem]) -> list[str] | None:
     task it was pretrained on, in order; ``None`` when it records no ``task_hashes`` (made
     before priors recorded them: what it saw is unknown). A :class:`PriorError` naming the
     file when ``task_hashes`` is not a list of strings."""
-    hashes = read_prior_info(run_dir).get("task_hashes")
-    if hashes is None:
-        return None
-    if not isinstance(hashes, list) or not all(isinstance(h, str) for h in hashes):
-        raise PriorError(f"{Path(run_dir) / PRIOR_INFO}: 'task_hashes' is not a list of strings")
-    seen = set(hashes)
-    return [p.task_id for p in problems if task_content_hash(p) in seen]
+    meta = read_prior_info(run_dir)
+    return seen_in_record(meta, problems, Path(run_dir) / PRIOR_INFO, PriorError)
 
 
 def resume_point(
