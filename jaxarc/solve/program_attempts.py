@@ -23,7 +23,8 @@ from jaxarc.solve.attempts import describe_sequence, pick_attempts
 from jaxarc.solve.language.vocabulary import LanguageVocabulary, language_vocabulary
 from jaxarc.solve.mixed_replay import replay_mixed
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_rl import ProgramRLConfig, TaskArrays, learn_program
+from jaxarc.solve.program_rl import ProgramRLConfig, learn_program
+from jaxarc.solve.program_tasks import StartLogits
 from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 from jaxarc.solve.replay import replay_on_task
 
@@ -121,7 +122,7 @@ def program_rl_attempts(
     key: PRNGKeyArray,
     prior: Float32[Array, "K K"] | None = None,
     variant: LearnerVariant = ADOPTED,
-    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
+    start_logits: StartLogits | None = None,
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
     """Two attempts per test input of ``problem`` after learning its program policy (from
     ``prior``, see :func:`learn_program`), and what the learning did (see the module
@@ -176,7 +177,7 @@ def solve_with_program_rl(
     prior: Float32[Array, "K K"] | None = None,
     progress: Callable[[int, int], None] | None = None,
     variant: LearnerVariant = ADOPTED,
-    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
+    start_logits: StartLogits | None = None,
 ) -> tuple[dict[str, list[tuple[np.ndarray, np.ndarray]]], dict[str, dict[str, Any]]]:
     """``(attempts by task id, what the learning did by task id)`` for every problem, each
     learned from ``prior`` (see :func:`learn_program`); task ``k`` learns with the key

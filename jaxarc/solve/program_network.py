@@ -57,7 +57,13 @@ from jaxarc.solve.program_rl import (
     sample_programs,
     uniform_logits,
 )
-from jaxarc.solve.program_tasks import ALL_KINDS, VOCABULARY_SLOTS, TaskArrays, task_arrays
+from jaxarc.solve.program_tasks import (
+    ALL_KINDS,
+    VOCABULARY_SLOTS,
+    StartLogits,
+    TaskArrays,
+    task_arrays,
+)
 
 ITEM_SLOTS = VOCABULARY_SLOTS[-1]  # every task's items, padded for the network
 
@@ -321,7 +327,7 @@ def train_program_network(
 
 def network_start(
     policy: ProgramPolicy, reward: ProgramRLConfig, uniform_share: float = 0.0
-) -> Callable[[TaskArrays, int], Float32[Array, "C C"]]:
+) -> StartLogits:
     """program-rl's starting logits from the network: ``(arrays, side) -> [C, C]`` for a
     task's padded arrays (:func:`~jaxarc.solve.program_rl.learn_program`'s
     ``start_logits``). With ``uniform_share`` ``e`` each row is the mixture ``(1 - e) *

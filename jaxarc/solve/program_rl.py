@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
 
 import equinox as eqx
 import jax
@@ -37,7 +36,7 @@ from jaxarc.grid.operations import GridState
 from jaxarc.solve.language.vocabulary import LanguageVocabulary, language_vocabulary
 from jaxarc.solve.mixed_replay import bbox_action, mask_action
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_tasks import TaskArrays, full_prior, task_arrays
+from jaxarc.solve.program_tasks import StartLogits, TaskArrays, full_prior, task_arrays
 from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 from jaxarc.solve.replay import MAX_STEPS
 
@@ -384,7 +383,7 @@ def learn_program(
     prior: Float32[Array, "K K"] | None = None,
     variant: LearnerVariant = ADOPTED,
     language: LanguageVocabulary | None = None,
-    start_logits: Callable[[TaskArrays, int], Float32[Array, "C C"]] | None = None,
+    start_logits: StartLogits | None = None,
 ) -> tuple[Learned, Int32[np.ndarray, "C N 5"], int]:
     """Learn ``problem``'s program policy from its demonstrations, starting from the
     ``prior`` over action kinds (a ``"chain"`` policy; a prior over the whole-grid kinds

@@ -18,6 +18,8 @@ actions an item plays), the task's grids and vocabulary are traced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
@@ -142,3 +144,8 @@ def task_arrays(
         *(jnp.asarray(x) for x in (inputs, shapes, targets, demo, mask_ops, masks)),
     )
     return arrays, table, side
+
+
+StartLogits = Callable[[TaskArrays, int], Float32[Array, "C C"]]
+"""A task's starting chain logits from its padded arrays and canvas side (a program
+network's, :func:`jaxarc.solve.program_network.network_start`)."""
