@@ -86,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     config = ProgramNetworkConfig(updates=args.updates)
     tuning = bank.subset(range(args.tuning_tasks))
     tuning_problems, tuning_known = problems_from_bank(tuning), known_test_outputs(tuning)
+    from jaxarc.benchmarking.machine import run_provenance
+
     report: dict = {
+        **run_provenance(Path(__file__).parent),
         "config": repr(config),
         "seed": args.seed,
         "learn_updates": args.learn_updates,

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import jax
 
@@ -19,3 +24,24 @@ def device_description() -> str:
 def cpu_count() -> int:
     """The processors this process may run on (its affinity where the OS tells it)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def run_provenance(repository: Path) -> dict[str, str]:
+    """Where a benchmark's figures come from: the command as typed, the date, the commit of
+    ``repository`` (``"unknown"`` outside a git checkout) and the machine."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=repository,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {
+        "command": "python " + shlex.join(sys.argv),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit or "unknown",
+        "machine": f"{cpu_count()} CPU cores, {device_description()}, jax {jax.__version__}",
+    }
