@@ -276,11 +276,11 @@ FAMILY_TASKS: dict[str, tuple[str, ...]] = {
     "objects": ("42a50994", "67385a82", "6e82a1ae"),
     "object_parts": ("4347f46a", "50cb2852", "bb43febb"),
     "neighbours": ("0ca9ddb6", "4258a5f9", "54d9e175"),
-    "lines": ("1f876c06", "22168020", "253bf280"),
+    "lines": ("1f876c06", "22168020", "a699fb00"),
     "mirror": ("3c9b0459", "496994bd", "6150a2bd"),
     "object_boxes": ("3aa6fb7a", "60b61512", "6d75e8bb"),
     "rays": ("623ea044", "d037b0a7", "ea786f4a"),
-    "regions": ("44d8ac46", "6455b5f5", "83302e8f", "9edfc990"),
+    "regions": ("44d8ac46", "6455b5f5", "83302e8f"),
     "paths": ("5c0a986e", "8d510a79", "d364b489", "d43fd935"),
 }
 
