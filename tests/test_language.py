@@ -88,15 +88,16 @@ def test_each_mask_family_helps_solve_its_training_tasks(family: str) -> None:
 
 
 # tasks no program without the family solves the same way (other families overlap, e.g. a
-# colour map does what the colour masks do, so not every family has one)
+# colour map does what the colour masks do, the regions off the border are the holes, and
+# the paths stand in for lines between cells and for rays over an empty background,
+# so not every family has one)
 NEEDED = {
-    "holes": "00d62c1b",
     "object_parts": "4347f46a",
     "neighbours": "4258a5f9",
-    "lines": "1f876c06",
+    "lines": "a699fb00",
     "mirror": "496994bd",
     "object_boxes": "3aa6fb7a",
-    "rays": "623ea044",
+    "rays": "ea786f4a",
 }
 
 

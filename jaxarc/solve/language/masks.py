@@ -23,7 +23,12 @@ whose demonstrations it helps solve (``tests/test_language.py`` checks them):
 * ``lines``: cells between two cells of one colour in a row, a column or a diagonal, and
   whole rows and columns that hold a colour;
 * ``rays``: from every cell of a colour, the cells of one of eight directions up to the
-  border;
+  border (see :mod:`jaxarc.solve.language.rays`);
+* ``regions``: the background's 4-connected pieces picked by a property (see
+  :mod:`jaxarc.solve.language.regions`);
+* ``paths``: rays that end where a rule says: at a cell of another colour, at the border
+  with nothing met, after one step, or a line of a colour continued (see
+  :mod:`jaxarc.solve.language.rays`);
 * ``neighbours``: background cells beside (4 around), around (8) or diagonal to a colour;
 * ``mirror``: cells whose mirror image (left-right, top-bottom, both, the transpose) has a
   colour, so that painting them completes a symmetric picture; mirrored in the whole grid
@@ -50,6 +55,8 @@ from jaxarc.solve.language.objects import (
     grid_objects,
 )
 from jaxarc.solve.language.objects import enclosed as enclosed_cells
+from jaxarc.solve.language.rays import DIRECTIONS, path_masks, ray_masks, skew, unskew
+from jaxarc.solve.language.regions import region_masks
 
 Mask = Bool[np.ndarray, "H W"]
 NamedMasks = Iterator[tuple[str, Mask]]
@@ -168,26 +175,10 @@ def _between(cells: np.ndarray) -> np.ndarray:
     return (index[None] > first[:, None]) & (index[None] < last[:, None])
 
 
-def _skew(cells: np.ndarray) -> np.ndarray:
-    """``[H, W + H - 1]``: row ``r`` shifted right by ``H - 1 - r``, so that each diagonal
-    (top-left to bottom-right) of ``cells`` is one column (the rest ``False``)."""
-    rows, cols = cells.shape
-    skewed = np.zeros((rows, cols + rows - 1), bool)
-    r, c = np.indices(cells.shape)
-    skewed[r, c - r + rows - 1] = cells
-    return skewed
-
-
-def _unskew(skewed: np.ndarray, cols: int) -> np.ndarray:
-    rows = skewed.shape[0]
-    r, c = np.indices((rows, cols))
-    return skewed[r, c - r + rows - 1]
-
-
 def _diagonals(cells: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """``fn`` (which works on each row) applied to every diagonal (top-left to
     bottom-right) of ``cells``."""
-    return _unskew(fn(_skew(cells).T).T, cells.shape[1])
+    return unskew(fn(skew(cells).T).T, cells.shape[1])
 
 
 def line_masks(grid: np.ndarray, bg: int) -> NamedMasks:
@@ -210,77 +201,6 @@ def line_masks(grid: np.ndarray, bg: int) -> NamedMasks:
         )
         yield f"rows of colour {c}", np.broadcast_to(cells.any(1)[:, None], cells.shape).copy()
         yield f"columns of colour {c}", np.broadcast_to(cells.any(0)[None], cells.shape).copy()
-
-
-def _down(cells: np.ndarray, through: np.ndarray | None) -> np.ndarray:
-    """The cells below a set cell of their column (the start excluded); with ``through``,
-    only across ``through`` cells (the ray stops at the first other cell)."""
-    if through is None:
-        below = np.zeros_like(cells)
-        below[1:] = np.logical_or.accumulate(cells, axis=0)[:-1]
-        return below
-    out = np.zeros_like(cells)
-    carry = np.zeros(cells.shape[1], bool)
-    for r in range(1, cells.shape[0]):
-        carry = (carry | cells[r - 1]) & through[r]
-        out[r] = carry
-    return out
-
-
-def _ray(cells: np.ndarray, direction: str, through: np.ndarray | None = None) -> np.ndarray:
-    """The cells reached from a set cell of ``cells`` going ``direction`` (a key of
-    :data:`DIRECTIONS`), the start excluded; with ``through``, only across ``through`` cells."""
-    vertical, _, horizontal = direction.partition("-")
-    if not horizontal and vertical in ("left", "right"):
-        turned = _ray(cells.T, "down" if vertical == "right" else "up", _t(through))
-        return turned.T
-    if vertical == "up":
-        flipped = _ray(cells[::-1], direction.replace("up", "down"), _flip(through))
-        return flipped[::-1]
-    if horizontal == "left":
-        mirrored = _ray(cells[:, ::-1], "down-right", _mirror(through))
-        return mirrored[:, ::-1]
-    if horizontal == "right":  # down-right: down the columns of the skewed grid
-        skewed_through = None if through is None else _skew(through)
-        return _unskew(_down(_skew(cells), skewed_through), cells.shape[1])
-    return _down(cells, through)
-
-
-def _t(x):
-    return None if x is None else x.T
-
-
-def _flip(x):
-    return None if x is None else x[::-1]
-
-
-def _mirror(x):
-    return None if x is None else x[:, ::-1]
-
-
-DIRECTIONS = {
-    "up": (-1, 0),
-    "down": (1, 0),
-    "left": (0, -1),
-    "right": (0, 1),
-    "up-left": (-1, -1),
-    "up-right": (-1, 1),
-    "down-left": (1, -1),
-    "down-right": (1, 1),
-}
-
-
-def ray_masks(grid: np.ndarray, bg: int) -> NamedMasks:
-    free = grid == bg
-    for c in COLOURS:
-        cells = grid == c
-        for direction in DIRECTIONS:
-            if not cells.any():
-                yield f"ray {direction} from colour {c}", cells
-                yield f"free ray {direction} from colour {c}", cells
-                continue
-            yield f"ray {direction} from colour {c}", _ray(cells, direction)
-            yield f"free ray {direction} from colour {c}", _ray(cells, direction, free)
 
 
 def neighbour_masks(grid: np.ndarray, bg: int) -> NamedMasks:
@@ -342,6 +262,8 @@ MASK_FAMILIES: dict[str, Callable[[np.ndarray], NamedMasks]] = {  # simplest fir
     "mirror": mirror_masks,
     "object_boxes": object_box_masks,
     "rays": ray_masks,
+    "regions": region_masks,
+    "paths": path_masks,
 }
 
 
@@ -354,10 +276,12 @@ FAMILY_TASKS: dict[str, tuple[str, ...]] = {
     "objects": ("42a50994", "67385a82", "6e82a1ae"),
     "object_parts": ("4347f46a", "50cb2852", "bb43febb"),
     "neighbours": ("0ca9ddb6", "4258a5f9", "54d9e175"),
-    "lines": ("1f876c06", "22168020", "253bf280"),
+    "lines": ("1f876c06", "22168020", "a699fb00"),
     "mirror": ("3c9b0459", "496994bd", "6150a2bd"),
     "object_boxes": ("3aa6fb7a", "60b61512", "6d75e8bb"),
     "rays": ("623ea044", "d037b0a7", "ea786f4a"),
+    "regions": ("44d8ac46", "6455b5f5", "83302e8f"),
+    "paths": ("5c0a986e", "8d510a79", "d364b489", "d43fd935"),
 }
 
 
@@ -401,6 +325,7 @@ def _family_masks(shape: tuple[int, int], cells: bytes, bg: int) -> dict[str, di
 
 
 __all__ = [
+    "DIRECTIONS",
     "FAMILY_NAMES",
     "FAMILY_TASKS",
     "MASK_FAMILIES",

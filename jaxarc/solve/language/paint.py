@@ -23,6 +23,7 @@ its demonstrations at once, never one demonstration alone.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -39,6 +40,7 @@ PAINT_TASKS: dict[str, tuple[str, ...]] = {
     "copy": ("694f12f3", "776ffc46", "b8825c91"),
     "map": ("0d3d703e", "25d8a9c8", "54d9e175"),
 }
+SELF_KINDS = ("self fg", "self")  # the order a template's self paints are offered in
 MAX_PAINTS = 8  # a cover with more paints is not kept (it describes the demonstrations)
 
 
@@ -207,6 +209,23 @@ class CoverTables:
             template, colour = colour_template(name)
             if template is not None:
                 self.templates.setdefault(template, []).append((colour, k))
+        self._self_tables = {kind: self._self_table(kind) for kind in SELF_KINDS}
+
+    def _self_table(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For the self paints of ``kind``, over the templates in order: the members'
+        colours, rows and templates (flat), and each template's cells ``[T, N]`` (the union
+        of its members'; no cell where it has no member)."""
+        colours, rows, owners = [], [], []
+        cells = np.zeros((len(self.templates), self.out.size), bool)
+        for t, members in enumerate(self.templates.values()):
+            for c, k in members:
+                if not (kind == "self fg" and c == self.background):
+                    colours.append(c)
+                    rows.append(k)
+                    owners.append(t)
+                    cells[t] |= self.cells[k]
+        as_index = functools.partial(np.asarray, dtype=np.int64)
+        return as_index(colours), as_index(rows), as_index(owners), cells
 
     def support(self, writes: np.ndarray) -> np.ndarray:
         """``[P]``: how many demonstrations each paint's cells ``writes [P, N]`` fix (cells
@@ -294,16 +313,21 @@ class CoverTables:
         return safe & self.used[:, None]
 
     def _self_paints(self, bad: np.ndarray, inside: np.ndarray, within: int, add) -> None:
-        """Each safe self paint (``self fg`` and ``self``), kept to the ``inside`` cells."""
-        for template, members in self.templates.items():
-            for kind in ("self fg", "self"):
-                used = [
-                    (c, k) for c, k in members if not (kind == "self fg" and c == self.background)
-                ]
-                if not used or any(bad[k, c] for c, k in used):
-                    continue
-                written = np.any([self.cells[k] for _, k in used], axis=0) & inside
-                add(Paint(kind, template, within=within), written)
+        """Each safe self paint (``self fg`` and ``self``), kept to the ``inside`` cells:
+        per template in order, ``self fg`` first; a paint is safe when none of its members
+        (rule ``k`` of colour ``c``) is ``bad[k, c]``."""
+        count = len(self.templates)
+        safe = {}
+        for kind, (colours, rows, owners, _) in self._self_tables.items():
+            members = np.bincount(owners, minlength=count)
+            wrong = np.bincount(owners, weights=bad[rows, colours], minlength=count)
+            safe[kind] = (members > 0) & (wrong < 0.5)
+        templates = list(self.templates)
+        for t in np.flatnonzero(np.any(list(safe.values()), axis=0)):
+            for kind in SELF_KINDS:
+                if safe[kind][t]:
+                    written = self._self_tables[kind][3][t] & inside
+                    add(Paint(kind, templates[t], within=within), written)
 
     def _colour_map(self, free: np.ndarray) -> list[tuple[int, int]]:
         """``[(a, b), ...]``: the colours ``a`` whose every source cell outside a later
