@@ -4,6 +4,7 @@ GRPO trainer's own update, carried to new tasks as program-rl's starting logits.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -153,6 +154,12 @@ def test_a_saved_network_loads_equal_and_a_damaged_one_is_one_line(tmp_path: Pat
         load_network(tmp_path / "net")
     with pytest.raises(NetworkError, match="network.json"):
         load_network(tmp_path / "missing")
+    # a network made when the language numbered its item kinds otherwise is refused
+    record = tmp_path / "net" / "network.json"
+    meta = json.loads(record.read_text())
+    record.write_text(json.dumps({**meta, "kind_layout": "an older language"}))
+    with pytest.raises(NetworkError, match="another layout of item kinds"):
+        load_network(tmp_path / "net")
 
 
 SHARDED_SCRIPT = """

@@ -1,5 +1,9 @@
 """A trained program network on disk: ``network.eqx`` (its weights) and ``network.json``
-(its widths and what it was trained on).
+(its widths, the layout of the item kinds it reads, and what it was trained on).
+
+Item kinds are numbered from the content language's paint kinds and mask families
+(:func:`kind_layout`); a network saved under another layout would read every language
+item as another kind, so it is refused in one line (train it again).
 
 :func:`save_network` writes both atomically; :func:`load_network` reads them back into a
 :class:`~jaxarc.agents.model.program_policy.ProgramPolicy` and names the file in one line
@@ -25,6 +29,16 @@ NETWORK_FILE = "network.eqx"
 NETWORK_INFO = "network.json"
 
 
+def kind_layout() -> str:
+    """How this jaxarc numbers item kinds: the whole-grid kinds, then the content
+    language's paint kinds times its mask families."""
+    from jaxarc.solve.language.masks import FAMILY_NAMES
+    from jaxarc.solve.language.vocabulary import PAINT_KINDS
+    from jaxarc.solve.program_tasks import NUM_KINDS
+
+    return f"{NUM_KINDS} whole-grid; paints {','.join(PAINT_KINDS)}; masks {','.join(FAMILY_NAMES)}"
+
+
 class NetworkError(ValueError):
     """A program network that cannot be read (with the file and the reason)."""
 
@@ -41,7 +55,11 @@ def save_network(
     run_dir.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     eqx.tree_serialise_leaves(buffer, policy)
-    meta = {"policy": dataclasses.asdict(policy.config), **(info or {})}
+    meta = {
+        "policy": dataclasses.asdict(policy.config),
+        "kind_layout": kind_layout(),
+        **(info or {}),
+    }
     if trained_on is not None:
         meta["task_hashes"] = [task_content_hash(p) for p in trained_on]
     write_file_atomic(run_dir / NETWORK_FILE, lambda f: f.write(buffer.getvalue()))
@@ -70,6 +88,11 @@ def read_network_info(run_dir: Path) -> dict[str, Any]:
 def load_network(run_dir: Path) -> ProgramPolicy:
     """The network saved in ``run_dir`` (see the module docstring)."""
     meta = read_network_info(run_dir)
+    if meta.get("kind_layout") != kind_layout():
+        raise NetworkError(
+            f"{Path(run_dir) / NETWORK_INFO}: made for another layout of item kinds (the "
+            "content language's families differ from this jaxarc's): train it again"
+        )
     try:
         config = ProgramPolicyConfig(**meta["policy"])
     except (TypeError, ValueError) as err:
