@@ -5,7 +5,7 @@ content colour for ``n`` content cells, an ``n x n`` diagonal for ``n`` objects,
 cells of a fixed ``1 x 5`` or ``3 x 3`` grid, the content colours listed by how often they
 occur. A **count** is a number read off one grid under a name that means the same on every
 grid (:func:`grid_counts`): cells of a colour, colours, objects of a kind, objects a pick
-of :func:`~jaxarc.solve.language.masks.object_picks` chooses (all of them or those of one
+of :func:`~jaxarc.solve.language.objects.object_picks` chooses (all of them or those of one
 colour), panels of a grid cut by lines. The **count views** (:func:`count_views`), each
 fitted to the demonstrations:
 
@@ -33,8 +33,7 @@ from __future__ import annotations
 import numpy as np
 from jaxtyping import Bool, Int8
 
-from jaxarc.solve.language.masks import object_picks
-from jaxarc.solve.language.objects import grid_objects
+from jaxarc.solve.language.objects import grid_objects, object_picks
 from jaxarc.solve.language.panels import grid_panels
 from jaxarc.solve.problem import MAX_SIDE, Problem
 

@@ -53,6 +53,7 @@ from jaxarc.solve.language.objects import (
     OBJECT_KINDS,
     Objects,
     grid_objects,
+    object_picks,
 )
 from jaxarc.solve.language.objects import enclosed as enclosed_cells
 from jaxarc.solve.language.rays import DIRECTIONS, path_masks, ray_masks, skew, unskew
@@ -73,36 +74,6 @@ def colour_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     yield "border", border
     for c in COLOURS:
         yield f"colour {c}", grid == c
-
-
-def object_picks(objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
-    """``(property, chosen components)`` for every property a rule picks objects by."""
-    if objects.count == 0:
-        return
-    sizes = objects.sizes
-    yield "largest", sizes == sizes.max()
-    yield "smallest", sizes == sizes.min()
-    for size in (1, 2, 3):
-        yield f"size {size}", sizes == size
-    yield "size > 1", sizes > 1
-    yield "on border", objects.touches_border
-    yield "off border", ~objects.touches_border
-    yield "with hole", objects.has_hole
-    yield "without hole", ~objects.has_hole
-    shape_counts = np.bincount(objects.shape_ids)[objects.shape_ids]
-    yield "unique shape", shape_counts == 1
-    yield "repeated shape", shape_counts > 1
-    colour_counts = np.bincount(np.maximum(objects.colours, 0), minlength=10)
-    coloured = objects.colours >= 0
-    if coloured.any():
-        per_object = colour_counts[np.maximum(objects.colours, 0)]
-        yield "most common colour", coloured & (per_object == per_object[coloured].max())
-        yield "rarest colour", coloured & (per_object == per_object[coloured].min())
-    size_counts = np.bincount(sizes)[sizes]
-    yield "unique size", size_counts == 1
-    distinct = np.unique(sizes)
-    if distinct.size >= 2:
-        yield "second largest", sizes == distinct[-2]
 
 
 def touching_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[str, np.ndarray]]:

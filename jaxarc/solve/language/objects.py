@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Iterator
 
 import numpy as np
 from jaxtyping import Bool, Int8, Int32
@@ -136,3 +137,33 @@ def _grid_objects(shape: tuple[int, int], cells: bytes, bg: int) -> dict[str, Ob
         "single8": _components(grid, bg, single=True, eight=True),
         "multi8": _components(grid, bg, single=False, eight=True),
     }
+
+
+def object_picks(objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
+    """``(property, chosen components)`` for every property a rule picks objects by."""
+    if objects.count == 0:
+        return
+    sizes = objects.sizes
+    yield "largest", sizes == sizes.max()
+    yield "smallest", sizes == sizes.min()
+    for size in (1, 2, 3):
+        yield f"size {size}", sizes == size
+    yield "size > 1", sizes > 1
+    yield "on border", objects.touches_border
+    yield "off border", ~objects.touches_border
+    yield "with hole", objects.has_hole
+    yield "without hole", ~objects.has_hole
+    shape_counts = np.bincount(objects.shape_ids)[objects.shape_ids]
+    yield "unique shape", shape_counts == 1
+    yield "repeated shape", shape_counts > 1
+    colour_counts = np.bincount(np.maximum(objects.colours, 0), minlength=10)
+    coloured = objects.colours >= 0
+    if coloured.any():
+        per_object = colour_counts[np.maximum(objects.colours, 0)]
+        yield "most common colour", coloured & (per_object == per_object[coloured].max())
+        yield "rarest colour", coloured & (per_object == per_object[coloured].min())
+    size_counts = np.bincount(sizes)[sizes]
+    yield "unique size", size_counts == 1
+    distinct = np.unique(sizes)
+    if distinct.size >= 2:
+        yield "second largest", sizes == distinct[-2]

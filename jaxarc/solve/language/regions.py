@@ -3,7 +3,7 @@
 A **region** is a 4-connected component of background cells (``[H, W]`` grids, the
 background colour ``bg``). The ``regions`` mask family of
 :mod:`jaxarc.solve.language.masks` picks unions of regions the way the ``objects`` family
-picks objects (:func:`~jaxarc.solve.language.masks.object_picks`: the largest, the smallest,
+picks objects (:func:`~jaxarc.solve.language.objects.object_picks`: the largest, the smallest,
 of size 1, 2 or 3, on the border or off it, of a shape that occurs once, ...), and by what
 only a region has:
 
@@ -25,7 +25,7 @@ import numpy as np
 from jaxtyping import Bool, Int8
 from scipy import ndimage
 
-from jaxarc.solve.language.objects import FOUR, Objects, grid_objects
+from jaxarc.solve.language.objects import FOUR, Objects, grid_objects, object_picks
 
 Mask = Bool[np.ndarray, "H W"]
 
@@ -47,7 +47,6 @@ def region_shapes(regions: Objects) -> tuple[Bool[np.ndarray, " K"], Bool[np.nda
 
 
 def region_masks(grid: Int8[np.ndarray, "H W"], bg: int) -> Iterator[tuple[str, Mask]]:
-    from jaxarc.solve.language.masks import object_picks  # the picks the objects share
 
     regions = background_regions(grid, bg)
     if regions.count == 0:

@@ -50,9 +50,9 @@ from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
 from jaxarc.solve.language.counts import count_views
-from jaxarc.solve.language.masks import object_picks, touching_picks
+from jaxarc.solve.language.masks import touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
-from jaxarc.solve.language.objects import Objects, background, grid_objects
+from jaxarc.solve.language.objects import Objects, background, grid_objects, object_picks
 from jaxarc.solve.language.panels import cell_crops
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.problem import Problem
@@ -88,7 +88,7 @@ def _plain(grid: np.ndarray, bg: int) -> View:
 
 
 def _crop_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
-    """The picks of :func:`~jaxarc.solve.language.masks.object_picks`, the objects touching
+    """The picks of :func:`~jaxarc.solve.language.objects.object_picks`, the objects touching
     each colour, and the objects that are their own mirror image."""
     yield from object_picks(objects)
     yield from touching_picks(grid, bg, objects)
