@@ -81,6 +81,7 @@ def _saved_arrays(run_dir: Path) -> list[np.ndarray]:
     return arrays
 
 
+@pytest.mark.long  # two processes each compiling the trainer (make test-long; CI runs it)
 def test_two_processes_train_together_like_one(tmp_path: Path) -> None:
     tasks_file = tmp_path / "tasks.json"
     tasks_file.write_text(json.dumps(TASKS))

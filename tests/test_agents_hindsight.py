@@ -137,7 +137,7 @@ def test_hindsight_groups_are_validated():
 RUNG_RUN = TrainConfig.preset("rl", source="gen/ladder-2").replace(num_updates=100, eval_tasks=128)
 
 
-@pytest.mark.slow
+@pytest.mark.long  # a learning run; the relabelling itself is checked by the tests above
 def test_reward_only_grpo_learns_the_second_rung_with_hindsight_groups():
     """GRPO from reward alone (no expert, no behaviour cloning) on ``gen/ladder-2``, where
     the uniform random policy and the untrained policy solve < 2% of held-out tasks, solves

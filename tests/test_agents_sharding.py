@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 from limits import SUBPROCESS_TIMEOUT_S, XLA_TEST_FLAGS
 
-# a subprocess per run, each compiling the trainer (~100-160 s on a busy 2-core machine)
-pytestmark = pytest.mark.slow
+# a subprocess per run, each compiling the trainer (~100-160 s on a busy 2-core machine):
+# make test-long (CI runs it)
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))

@@ -246,7 +246,7 @@ SHORT_RUN = TrainConfig.preset("quick").replace(
 )
 
 
-@pytest.mark.slow
+@pytest.mark.long  # a learning run (make test-long); the ladder and hindsight tests learn too
 def test_short_training_run_beats_the_random_policy():
     """40 behaviour-cloning updates (8 x 4 expert episodes each) of the quick preset's
     policy, hand-made predictor OFF and learned in-context predictor on, on one family

@@ -8,6 +8,7 @@ import math
 
 import equinox as eqx
 import jax
+import pytest
 
 from jaxarc.agents import (
     GRPOConfig,
@@ -31,6 +32,7 @@ TINY = TrainConfig(
 )
 
 
+@pytest.mark.long  # compiles and times a whole update (make test-long)
 def test_bench_train_reports_step_flops_and_a_same_run_matmul():
     policy = make_policy(jax.random.key(0), TINY.policy, TINY.env_config())
     optimizer = make_optimizer(TINY)

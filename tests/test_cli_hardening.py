@@ -44,6 +44,7 @@ BENCH_ENV += ["--steps", "2", "--loop-steps", "1", "--repeats", "1"]
 BENCH_ENV += ["--face-batch-sizes", "2", "--face-envs", "ARC-AGI-1"]
 
 
+@pytest.mark.long  # times the environment at every action format (make test-long)
 def test_bench_env_prints_and_writes_nothing_by_default(workdir, capsys):
     assert main(BENCH_ENV) == 0
     printed = capsys.readouterr().out

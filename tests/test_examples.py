@@ -54,9 +54,17 @@ def run_example(name: str, *extra: str, cwd: Path, smoke: bool = True) -> str:
     return result.stdout
 
 
+# examples whose smoke run compiles long programs: make test-long (CI runs them)
+LONG_SMOKE = {"program_network.py"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name", sorted(set(EXPECTED_OUTPUT) - {"render_task.py"} - set(RUN_IN_FULL_BY))
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.long) if name in LONG_SMOKE else name
+        for name in sorted(set(EXPECTED_OUTPUT) - {"render_task.py"} - set(RUN_IN_FULL_BY))
+    ],
 )
 def test_example_runs(name, tmp_path):
     assert EXPECTED_OUTPUT[name] in run_example(name, cwd=tmp_path)

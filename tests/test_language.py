@@ -158,6 +158,7 @@ def test_each_grid_colour_rule_serves_its_training_tasks(rule: str) -> None:
         assert rule in {p.colour for p in _first_program(task_id).paints}, task_id
 
 
+@pytest.mark.long  # every documented program on its task; each family's tests stand for it
 def test_the_documented_programs_predict_the_training_test_outputs() -> None:
     """The language is designed on the training tasks: most documented tasks' simplest
     program is right on their test inputs too (the attempts' first choice)."""
