@@ -24,13 +24,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
 import json
-import os
-import platform
-import shlex
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -40,6 +34,7 @@ from jaxarc.agents import TrainConfig, UniformPolicy, make_evaluator, make_train
 from jaxarc.agents.run.family_eval import make_family_evaluator
 from jaxarc.agents.run.plotting import plot_run_curve
 from jaxarc.agents.run.warm_start import warm_start
+from jaxarc.benchmarking.machine import run_provenance
 from jaxarc.data.generators import generator_families
 
 
@@ -70,23 +65,7 @@ def with_sets(config, items: list[str]):
 
 def provenance() -> dict[str, str]:
     """Where a curve comes from: the command, the date, the commit and the machine."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    return {
-        "command": "python " + shlex.join(["benchmarks/learning_curve.py", *sys.argv[1:]]),
-        "date": datetime.date.today().isoformat(),
-        "commit": commit,
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, "
-        f"{jax.devices()[0].platform}, jax {jax.__version__}",
-    }
+    return run_provenance(Path(__file__).parent)
 
 
 def _train_summary(metrics) -> str:
