@@ -53,7 +53,9 @@ from jaxarc.solve.language.vocabulary import language_vocabulary
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.program_rl import (
     ProgramRLConfig,
+    best_prefixes,
     program_returns,
+    rows_and_chosen,
     sample_programs,
     uniform_logits,
 )
@@ -170,16 +172,12 @@ def _rollout_fn(reward: ProgramRLConfig, side: int) -> Callable:
     def rollout(task: TaskArrays, logits, key, memory):
         programs, rows, chosen = sample_programs(logits, task.valid, key, reward)
         use_memory = jnp.any(memory != 0)
-        previous = jnp.concatenate([jnp.zeros(1, jnp.int32), memory[:-1]])
-        stops = (memory == 0).astype(jnp.int32)
-        memory_chosen = (jnp.cumsum(stops) - stops) == 0
+        previous, memory_chosen = rows_and_chosen(memory)
         programs = programs.at[-1].set(jnp.where(use_memory, memory, programs[-1]))
         rows = rows.at[-1].set(jnp.where(use_memory, previous, rows[-1]))
         chosen = chosen.at[-1].set(jnp.where(use_memory, memory_chosen, chosen[-1]))
         _, total, prefix_reward, prefix_solved = program_returns(task, programs, reward, side)
-        stop = jnp.argmax(prefix_reward, axis=1)
-        kept = jnp.where(jnp.arange(programs.shape[1])[None] < stop[:, None], programs, 0)
-        kept_reward = jnp.take_along_axis(prefix_reward, stop[:, None], axis=1)[:, 0]
+        kept, kept_reward, _ = best_prefixes(programs, prefix_reward, prefix_solved)
         return programs, rows, chosen, total, prefix_solved[:, -1], kept, kept_reward
 
     return jax.jit(rollout)

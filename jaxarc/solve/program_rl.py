@@ -240,7 +240,7 @@ def sample_programs(
     return programs.T, rows.T, chosen.T
 
 
-def _rows_and_chosen(program: Int32[Array, " T"], variant: LearnerVariant):
+def rows_and_chosen(program: Int32[Array, " T"], variant: LearnerVariant = ADOPTED):
     """The logits row each step of ``program`` draws from, and whether it is chosen."""
     steps = jnp.arange(program.shape[0], dtype=jnp.int32)
     if variant.policy == "per-step":
@@ -249,6 +249,23 @@ def _rows_and_chosen(program: Int32[Array, " T"], variant: LearnerVariant):
     stops = (program == 0).astype(jnp.int32)
     stopped_before = jnp.cumsum(stops) - stops
     return previous, stopped_before == 0
+
+
+def best_prefixes(
+    programs: Int32[Array, "G T"],
+    prefix_reward: Float32[Array, "G T1"],
+    prefix_solved: Bool[Array, "G T1"],
+) -> tuple[Int32[Array, "G T"], Float32[Array, " G"], Bool[Array, " G"]]:
+    """Each program cut where it earned most (the first best, so the shortest; the no-op
+    after the cut), with what it earned and whether it solved there."""
+    stop = jnp.argmax(prefix_reward, axis=1)
+    kept = jnp.where(jnp.arange(programs.shape[1])[None] < stop[:, None], programs, 0)
+    take = jnp.take_along_axis
+    return (
+        kept,
+        take(prefix_reward, stop[:, None], axis=1)[:, 0],
+        take(prefix_solved, stop[:, None], axis=1)[:, 0],
+    )
 
 
 def grpo_step(
@@ -270,7 +287,7 @@ def grpo_step(
         logits_of(params), task.valid, key, config, memory, variant
     )
     if memory is not None:
-        memory_rows, memory_chosen = _rows_and_chosen(memory, variant)
+        memory_rows, memory_chosen = rows_and_chosen(memory, variant)
         programs = programs.at[-1].set(memory)
         rows, chosen = rows.at[-1].set(memory_rows), chosen.at[-1].set(memory_chosen)
     to_go, reward, prefix_reward, prefix_solved = program_returns(task, programs, config, side)
@@ -286,12 +303,7 @@ def grpo_step(
         return -jnp.mean(jnp.sum(jnp.where(chosen, advantage * taken, 0.0), axis=1))
 
     if variant.hindsight_stop:  # each program as if it had stopped at its best step
-        stop = jnp.argmax(prefix_reward, axis=1)  # the first best (the shortest)
-        steps = jnp.arange(programs.shape[1])
-        kept = jnp.where(steps[None] < stop[:, None], programs, 0)
-        take = jnp.take_along_axis
-        kept_reward = take(prefix_reward, stop[:, None], axis=1)[:, 0]
-        kept_solved = take(prefix_solved, stop[:, None], axis=1)[:, 0]
+        kept, kept_reward, kept_solved = best_prefixes(programs, prefix_reward, prefix_solved)
     else:
         kept, kept_reward, kept_solved = programs, reward, solved
     return jax.grad(loss)(params), kept, kept_reward, kept_solved, reward, solved
