@@ -37,6 +37,7 @@ import numpy as np
 from jax.sharding import Mesh
 from jaxtyping import Array, Float32, PRNGKeyArray
 
+from jaxarc.agents.grpo.advantages import compute_advantages
 from jaxarc.agents.grpo.config import GRPOConfig, TrainConfig
 from jaxarc.agents.grpo.loss import TrainingBatchJAX, policy_log_probs_and_entropy
 from jaxarc.agents.grpo.train import optimise_on_batch
@@ -194,11 +195,6 @@ def chain_logits(policy: ProgramPolicy, reads: Sequence[ProgramTask]) -> np.ndar
     return np.asarray(_chain_logits_fn()(policy, stacked))
 
 
-def _group_advantages(rewards: Float32[np.ndarray, "K G"]) -> Float32[np.ndarray, "K G"]:
-    centred = rewards - rewards.mean(axis=1, keepdims=True)
-    return centred / (rewards.std(axis=1, keepdims=True) + 1e-6)
-
-
 def make_update(config: ProgramNetworkConfig, mesh: Mesh | None = None) -> Callable:
     """The compiled update ``(state, batch) -> (state, metrics)``: the sampling and
     reference log-probabilities of ``batch`` under ``state``, then
@@ -266,7 +262,8 @@ def training_batch(
         steps.append(previous), actions.append(programs), valid.append(chosen)
         rewards.append(total), solved.append(success)
     rewards_kg = np.stack(rewards).astype(np.float32)
-    advantages = np.repeat(_group_advantages(rewards_kg).reshape(-1, 1), config.program_length, 1)
+    per_program, _ = compute_advantages(jnp.asarray(rewards_kg), config.grpo.advantage)
+    advantages = np.repeat(np.asarray(per_program).reshape(-1, 1), config.program_length, 1)
     zeros = np.zeros(advantages.shape, np.float32)
     batch = TrainingBatchJAX(
         obs=ProgramStep(jnp.asarray(np.concatenate(steps), jnp.int32)),
