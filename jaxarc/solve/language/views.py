@@ -28,6 +28,9 @@ ARC-AGI-1 training tasks:
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
+* ``extend pattern``: the input's pattern carried on (its smallest period, rows and
+  columns) into an output whose size a rule of the demonstrations gives
+  (:mod:`jaxarc.solve.language.extend`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
   or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
@@ -50,6 +53,7 @@ from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
 from jaxarc.solve.language.counts import count_views
+from jaxarc.solve.language.extend import EXTEND_TASKS, extended_grids
 from jaxarc.solve.language.masks import touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import Objects, background, grid_objects, object_picks
@@ -265,6 +269,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "attract": ("05f2a901", "a48eeaf7", "ae3edfdc"),
     "shift": ("1caeab9d", "5521c0d9", "a1570a43", "a79310a0", "dc433765"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
+    "extend": EXTEND_TASKS,
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
 }
@@ -287,6 +292,7 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "attract": ("attract",),
     "shift": ("shift",),
     "repair": ("repair",),
+    "extend": ("extend",),
     "count": ("count",),
     "blank": ("blank",),
 }
@@ -309,6 +315,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     pairs = attract_pairs(problem, bg)
     moves = shift_moves(problem, bg)
     counted = count_views(problem, bg)
+    extended = extended_grids(problem)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -346,6 +353,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
                 views[f"repair colour {unknown}"] = _plain(repaired, bg)
+        if extended is not None and extended[k] is not None:
+            views["extend pattern"] = _plain(extended[k], bg)
         for name, column in counted.items():
             if column[k] is not None:
                 canvas, masks = column[k]
