@@ -109,3 +109,23 @@ def test_count_views_give_each_grid_its_own_size() -> None:
     grids = [*problem.demo_inputs, *problem.test_inputs]
     assert [v.canvas.shape for v in column] == [(1, int((g != 0).sum())) for g in grids]
     assert all(v.canvas.dtype == np.int8 and (v.canvas == 0).all() for v in column)
+
+
+def test_a_count_gives_the_scale_factor_of_each_grid() -> None:
+    """Outputs blown up by the number of colours (2, then 3): the view ``scale n x n
+    (colours)`` blows each grid, the test input too, up by its own count."""
+
+    def grid(colours: list[int]) -> np.ndarray:
+        made = np.zeros((3, 3), np.int8)
+        made.reshape(-1)[: len(colours)] = colours
+        return made
+
+    inputs = [grid([1, 2]), grid([3, 3, 4, 5]), grid([6, 7, 8, 9])]
+    outputs = [
+        np.kron(g, np.ones((n, n), np.int8)) for g, n in zip(inputs[:2], (2, 3), strict=True)
+    ]
+    problem = Problem("scale", tuple(inputs[:2]), tuple(outputs), (inputs[2],))
+    column = task_views(problem)["scale n x n (colours)"]
+    np.testing.assert_array_equal(column[2].canvas, np.kron(inputs[2], np.ones((4, 4), np.int8)))
+    found = language_solutions(problem, 1)
+    assert found and found[0].program.view == "scale n x n (colours)"

@@ -14,6 +14,10 @@ fitted to the demonstrations:
   outputs' shapes must differ, else ``blank h x w`` serves); ``count panels``: one cell per
   panel of a grid cut by lines, in the panels' colour. Their masks: ``diagonal``,
   ``antidiagonal``;
+* ``scale n x n (X)``: the ``scale`` view with its factor from a count: every cell of the
+  input blown up to an ``n x n`` block, ``n`` the first count ``X`` that gives each
+  demonstration's factor (``ac0a08a4``, ``b91ae062``: one block side per content cell or
+  colour);
 * ``count cells (X)``: the outputs' one shape, with the mask ``counted cells``: the first
   ``n`` cells (``n``: the count ``X`` on the grid) of an order learned from the
   demonstrations, whose drawn cells (not background) must grow with ``n``, each holding the
@@ -107,12 +111,39 @@ def _shape_views(
                 views[f"count {form} ({name})"] = [
                     _blank(shape_of(c.get(name, 0)), bg) for c in counts
                 ]
+    views.update(_scaled_views(problem, counts, bg))
     panels = [(c.get("panel rows", 0), c.get("panel columns", 0)) for c in counts]
     if all(p == o for p, o in zip(panels, outs, strict=False)):
         views["count panels"] = [
             _blank(p, c.get("panel colour", bg)) for p, c in zip(panels, counts, strict=True)
         ]
     return views
+
+
+def _scaled_views(
+    problem: Problem, counts: list[dict[str, int]], bg: int
+) -> dict[str, list[CountView | None]]:
+    """``scale n x n (X)``: every cell blown up to an ``n x n`` block, ``n`` the first
+    count ``X`` that gives every demonstration's factor (the outputs ``n`` times their
+    inputs along both axes, ``n`` not the same in every demonstration)."""
+    factors = []
+    for i, o in zip(problem.demo_inputs, problem.demo_outputs, strict=True):
+        n = o.shape[0] // i.shape[0]
+        if n < 1 or (n * i.shape[0], n * i.shape[1]) != o.shape:
+            return {}
+        factors.append(n)
+    if len(set(factors)) == 1:
+        return {}  # one factor: the view ``scale kh x kw`` serves
+    name = _fitting_count(counts, factors)
+    if name is None:
+        return {}
+    grids = [*problem.demo_inputs, *problem.test_inputs]
+    column: list[CountView | None] = []
+    for grid, c in zip(grids, counts, strict=True):
+        n = c.get(name, 0)
+        fits = n >= 1 and n * max(grid.shape) <= MAX_SIDE
+        column.append((np.kron(grid, np.ones((n, n), np.int8)), {}) if fits else None)
+    return {f"scale n x n ({name})": column}
 
 
 def learned_order(drawn: list[Bool[np.ndarray, "h w"]]) -> np.ndarray | None:

@@ -17,7 +17,8 @@ ARC-AGI-1 training tasks:
   colour (:func:`~jaxarc.solve.language.panels.grid_cells`), by its content;
 * ``scale kh x kw`` / ``tile kh x kw`` / ``sample kh x kw``: every cell blown up to a block,
   the input repeated, every ``kh``-th row and ``kw``-th column kept, with the factors read
-  off the first demonstration; ``self tile X``: an ``[h, w]`` input laid in the blocks (of
+  off the first demonstration (``scale n x n (X)``: the factor a count gives,
+  :mod:`jaxarc.solve.language.counts`); ``self tile X``: an ``[h, w]`` input laid in the blocks (of
   an ``[h*h, w*w]`` output) of its own cells that a rule chooses;
 * ``fall down`` (``up``, ``left``, ``right``): every non-background cell falls to that side
   of its column or row;
@@ -261,7 +262,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "input": ("00d62c1b", "0ca9ddb6", "178fcbfb"),
     "turns and mirrors": ("1b60fb0c", "c9f8e694", "ed36ccf7"),
     "crop": ("1cf80156", "1f85a75f", "23b5c85d"),
-    "scale or tile": ("9172f3a0", "a416b8f3", "c59eb873"),
+    "scale or tile": ("9172f3a0", "a416b8f3", "ac0a08a4", "b91ae062", "c59eb873"),
     "self tile": ("007bbfb7", "c3e719e8", "cce03e0d"),
     "sample": ("445eab21", "5614dbcf", "780d0b14"),
     "parts": ("0520fde7", "1b2d62fb", "3428a4f5"),
