@@ -50,9 +50,19 @@ from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
 from jaxarc.solve.language.counts import count_views
+from jaxarc.solve.language.dedupe import dedupe_views
+from jaxarc.solve.language.hidden import hidden_views
+from jaxarc.solve.language.lookup import lookup_views
 from jaxarc.solve.language.masks import touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
-from jaxarc.solve.language.objects import Objects, background, grid_objects, object_picks
+from jaxarc.solve.language.objects import (
+    Objects,
+    background,
+    colour_holding_picks,
+    grid_objects,
+    multi4_objects,
+    object_picks,
+)
 from jaxarc.solve.language.panels import cell_crops
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.problem import Problem
@@ -107,8 +117,15 @@ def _crop_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[s
 def _object_crops(grid: np.ndarray, bg: int) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
     """``(name, box)`` of each pick that chooses one object, or several copies of one
     shape and colour (the first of them: they look alike)."""
-    for kind, objects in grid_objects(grid, bg).items():
-        for pick, chosen in _crop_picks(grid, bg, objects):
+    kinds = {**grid_objects(grid, bg), "multi4": multi4_objects(grid, bg)}
+    for kind, objects in kinds.items():
+        if kind == "multi4":  # only the colour-holding picks
+            picks = tuple(colour_holding_picks(grid, objects))
+        else:
+            picks = tuple(_crop_picks(grid, bg, objects))
+            if kind == "multi8":
+                picks = (*picks, *colour_holding_picks(grid, objects))
+        for pick, chosen in picks:
             found = np.flatnonzero(chosen)
             alike = found.size > 1 and (
                 np.unique(objects.shape_ids[found]).size == 1
@@ -309,6 +326,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     pairs = attract_pairs(problem, bg)
     moves = shift_moves(problem, bg)
     counted = count_views(problem, bg)
+    looked_up = lookup_views(problem, bg)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -346,6 +364,12 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
                 views[f"repair colour {unknown}"] = _plain(repaired, bg)
+        for name, filled in hidden_views(grid, hidden, repair_periodic).items():
+            views[name] = _plain(filled, bg)
+        for name, shrunk in dedupe_views(grid, bg).items():
+            views[name] = _plain(shrunk, bg)
+        for name, column in looked_up.items():
+            views[name] = _plain(column[k], bg)
         for name, column in counted.items():
             if column[k] is not None:
                 canvas, masks = column[k]
