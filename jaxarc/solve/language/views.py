@@ -49,10 +49,11 @@ import numpy as np
 from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
-from jaxarc.solve.language.counts import count_views
 from jaxarc.solve.language.corners import corner_parts
+from jaxarc.solve.language.counts import count_views
 from jaxarc.solve.language.dedupe import dedupe_views
 from jaxarc.solve.language.hidden import hidden_views
+from jaxarc.solve.language.keyed import keyed_views
 from jaxarc.solve.language.lookup import lookup_views
 from jaxarc.solve.language.masks import touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
@@ -369,6 +370,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             views[name] = _plain(filled, bg)
         for name, pieces in corner_parts(problem, grid).items():
             views[name] = _parts_view(pieces, bg)
+        for name, coloured in keyed_views(grid, bg).items():
+            views[name] = _plain(coloured, bg)
         for name, shrunk in dedupe_views(grid, bg).items():
             views[name] = _plain(shrunk, bg)
         for name, column in looked_up.items():
