@@ -11,8 +11,8 @@ lie (:func:`pattern_and_key`):
   pattern is the largest cell, the key the other cells that hold content, laid out as they
   lie (one ``2 x 2`` cell, or four ``1 x 1`` cells at the corners).
 
-The views (:func:`keyed_views`): ``key on pattern`` (the pattern's shape: the key blown up
-over it; ARC-AGI-1 training tasks 77fdfe62, 7c008303) and ``pattern on key`` (the key's
+The views (:func:`keyed_views`): ``keyed on pattern`` (the pattern's shape: the key blown
+up over it; ARC-AGI-1 training tasks 77fdfe62, 7c008303) and ``keyed on key`` (the key's
 shape: the pattern shrunk onto it; 6ecd11f4): the key's colour where the pattern holds
 content, else the background.
 """
@@ -102,14 +102,14 @@ def keyed(
 
 
 def keyed_views(grid: Int8[np.ndarray, "H W"], bg: int) -> dict[str, np.ndarray]:
-    """``{key on pattern, pattern on key: grid}`` where ``grid`` has a pattern and a key
+    """``{keyed on pattern, keyed on key: grid}`` where ``grid`` has a pattern and a key
     that resize to each other."""
     found = pattern_and_key(grid, bg)
     if found is None:
         return {}
     pattern, key, bg = found
     views = {}
-    for name, shape in (("key on pattern", pattern.shape), ("pattern on key", key.shape)):
+    for name, shape in (("keyed on pattern", pattern.shape), ("keyed on key", key.shape)):
         out = keyed(pattern, key, bg, shape)
         if out is not None:
             views[name] = out

@@ -192,3 +192,9 @@ def colour_holding_picks(
     for c in range(10):
         if held[:, c].any():
             yield f"most colour {c}", held[:, c] == held[:, c].max()
+
+
+COLOUR_HOLDING_TASKS: dict[str, tuple[str, ...]] = {
+    # crop pick -> ARC-AGI-1 training tasks whose first program crops the object it picks
+    "most colour": ("8efcae92", "ae4f1146", "e50d258f"),
+}
