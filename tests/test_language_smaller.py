@@ -24,7 +24,6 @@ from jaxarc.solve.language.objects import (
     grid_objects,
     multi4_objects,
 )
-from jaxarc.solve.language.views import repair_periodic
 from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
 
 
@@ -49,7 +48,7 @@ def test_repair_symmetric_fills_from_the_mirrors_the_known_cells_agree_with() ->
     assert repair_symmetric(np.where(lopsided == 7, 9, lopsided), 9) is None
     # the crop view is the hidden block, filled by a period where one fits
     striped = _grid(["121212", "121212", "129912", "129912"])
-    views = hidden_views(striped, [9], repair_periodic)
+    views = hidden_views(striped, [9])
     np.testing.assert_array_equal(views["repair crop colour 9"], _grid(["12", "12"]))
 
 

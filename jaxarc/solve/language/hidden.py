@@ -5,8 +5,8 @@ laid over part of it, and the output is what that block hides. The colour is lea
 ``repair`` view learns it (a colour of every demonstration input and of no output). Two
 ways to fill the hidden cells:
 
-* a period (:func:`~jaxarc.solve.language.views.repair_periodic`): the smallest period
-  (rows, columns) the other cells repeat with;
+* a period (:func:`repair_periodic`, the ``repair colour k`` view's own rule): the
+  smallest period (rows, columns) the other cells repeat with;
 * a symmetry (:func:`repair_symmetric`): each mirror of the grid (left-right, top-bottom,
   the half turn, and the two diagonals of a square grid, about the grid's centre or about an
   axis a few cells off it) that the known cells agree with gives a hidden cell the value of
@@ -22,8 +22,6 @@ The views (:func:`hidden_views`), per hidden colour ``k``:
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 from jaxtyping import Int8
@@ -49,6 +47,29 @@ def _mirrors(rows: int, cols: int) -> list[tuple[np.ndarray, np.ndarray]]:
         inside = (mr >= 0) & (mr < rows) & (mc >= 0) & (mc < cols)
         out.append((np.where(inside, mr, -1), np.where(inside, mc, -1)))
     return out
+
+
+def repair_periodic(grid: np.ndarray, unknown: int) -> np.ndarray | None:
+    """``grid`` with its ``unknown`` cells filled from the smallest period (rows, columns)
+    that its other cells agree with; ``None`` when no period shorter than the grid does, or
+    some cell stays unknown."""
+    rows, cols = grid.shape
+    known = grid != unknown
+    if known.all():
+        return None
+    for size in range(2, rows + cols + 1):  # smallest period first
+        for pr in range(1, min(size, rows + 1)):
+            pc = size - pr
+            if pc > cols or (pr == rows and pc == cols):
+                continue
+            classes = (np.arange(rows)[:, None] % pr) * cols + np.arange(cols)[None] % pc
+            values = np.full(pr * cols, -1, np.int64)
+            flat_classes, flat_values = classes[known], grid[known].astype(np.int64)
+            values[flat_classes] = flat_values
+            if (values[flat_classes] != flat_values).any() or (values[classes] < 0).any():
+                continue
+            return values[classes].astype(np.int8)
+    return None
 
 
 def repair_symmetric(grid: Int8[np.ndarray, "H W"], unknown: int) -> np.ndarray | None:
@@ -86,14 +107,9 @@ def repair_symmetric(grid: Int8[np.ndarray, "H W"], unknown: int) -> np.ndarray 
     return out
 
 
-def hidden_views(
-    grid: Int8[np.ndarray, "H W"],
-    hidden: list[int],
-    periodic: Callable[[np.ndarray, int], np.ndarray | None],
-) -> dict[str, np.ndarray]:
+def hidden_views(grid: Int8[np.ndarray, "H W"], hidden: list[int]) -> dict[str, np.ndarray]:
     """``{name: grid}``: the views of the module docstring for each colour of ``hidden``
-    that ``grid`` holds (``periodic`` fills a grid from its period: the ``repair`` view's
-    own rule)."""
+    that ``grid`` holds."""
     views = {}
     for colour in hidden:
         cells = grid == colour
@@ -102,7 +118,7 @@ def hidden_views(
         mirrored = repair_symmetric(grid, colour)
         if mirrored is not None:
             views[f"repair mirror colour {colour}"] = mirrored
-        filled = periodic(grid, colour)
+        filled = repair_periodic(grid, colour)
         if filled is None:
             filled = mirrored
         if filled is not None:

@@ -28,6 +28,17 @@ ARC-AGI-1 training tasks:
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
+* ``repair crop colour k`` / ``repair mirror colour k``: the cells of colour ``k`` filled
+  from a period or from the grid's mirrors, cut to their box or whole
+  (:mod:`jaxarc.solve.language.hidden`); ``crop multi8 most colour c``: the object holding
+  the most cells of colour ``c`` (:func:`~jaxarc.solve.language.objects.colour_holding_picks`);
+* ``corners``, ``corners folded``: a ``parts`` view of the output-shaped windows at the
+  input's corners (:mod:`jaxarc.solve.language.corners`); ``keyed on pattern``, ``keyed
+  on key``: a one-colour pattern in a small key's colours
+  (:mod:`jaxarc.solve.language.keyed`); ``dedupe``, ``dedupe content``: each run of equal
+  rows and columns kept once (:mod:`jaxarc.solve.language.dedupe`); ``lookup X``: the
+  output of the demonstration whose input has the same key
+  (:mod:`jaxarc.solve.language.lookup`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
   or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
@@ -52,7 +63,7 @@ from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
 from jaxarc.solve.language.corners import corner_parts
 from jaxarc.solve.language.counts import count_views
 from jaxarc.solve.language.dedupe import dedupe_views
-from jaxarc.solve.language.hidden import hidden_views
+from jaxarc.solve.language.hidden import hidden_views, repair_periodic
 from jaxarc.solve.language.keyed import keyed_views
 from jaxarc.solve.language.lookup import lookup_views
 from jaxarc.solve.language.masks import touching_picks
@@ -169,29 +180,6 @@ def _crops(grid: np.ndarray, bg: int) -> dict[str, View]:
     for name, (r1, c1, r2, c2) in (*_colour_rank_boxes(grid, bg), *cell_crops(grid)):
         views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
     return views
-
-
-def repair_periodic(grid: np.ndarray, unknown: int) -> np.ndarray | None:
-    """``grid`` with its ``unknown`` cells filled from the smallest period (rows, columns)
-    that its other cells agree with; ``None`` when no period shorter than the grid does, or
-    some cell stays unknown."""
-    rows, cols = grid.shape
-    known = grid != unknown
-    if known.all():
-        return None
-    for size in range(2, rows + cols + 1):  # smallest period first
-        for pr in range(1, min(size, rows + 1)):
-            pc = size - pr
-            if pc > cols or (pr == rows and pc == cols):
-                continue
-            classes = (np.arange(rows)[:, None] % pr) * cols + np.arange(cols)[None] % pc
-            values = np.full(pr * cols, -1, np.int64)
-            flat_classes, flat_values = classes[known], grid[known].astype(np.int64)
-            values[flat_classes] = flat_values
-            if (values[flat_classes] != flat_values).any() or (values[classes] < 0).any():
-                continue
-            return values[classes].astype(np.int8)
-    return None
 
 
 def fall(grid: np.ndarray, bg: int, direction: str) -> np.ndarray:
@@ -366,7 +354,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
                 views[f"repair colour {unknown}"] = _plain(repaired, bg)
-        for name, filled in hidden_views(grid, hidden, repair_periodic).items():
+        for name, filled in hidden_views(grid, hidden).items():
             views[name] = _plain(filled, bg)
         for name, pieces in corner_parts(problem, grid).items():
             views[name] = _parts_view(pieces, bg)
