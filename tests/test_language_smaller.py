@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from jaxarc.data import load_bank
-from jaxarc.solve.language.corners import CORNER_VIEW_TASKS, corner_windows
+from jaxarc.solve.language.corners import CORNER_VIEW_TASKS, corner_windows, window_views
 from jaxarc.solve.language.dedupe import DEDUPE_VIEW_TASKS, dedupe, dedupe_views
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.hidden import HIDDEN_VIEW_TASKS, hidden_views, repair_symmetric
@@ -93,6 +93,19 @@ def test_corner_windows_lay_the_corners_as_they_lie_or_folded() -> None:
     assert folded[2].tolist() == [[9, 1], [0, 0]]  # the bottom-left one flipped top-bottom
     halves = corner_windows(_grid(["1234"]), (1, 2), folded=False)
     assert len(halves) == 2  # as tall as the grid: two windows
+
+
+def test_window_views_cut_a_corner_of_the_grid_or_of_its_content() -> None:
+    wide, tall = _grid(["123123", "456456"]), _grid(["12", "34", "56", "78"])
+    halves = (_grid(["123", "456"]), _grid(["12", "34"]))
+    problem = Problem("hand", (wide, tall), halves, (_grid(["123456"]),))
+    views = window_views(problem, problem.test_inputs[0], 0)  # halved along the longer axis
+    assert views["window top-right"].tolist() == [[4, 5, 6]]
+    boxed = _grid(["00000", "01230", "04560", "00000"])
+    same = Problem("hand", (boxed, boxed), (_grid(["1"]), _grid(["1"])), (boxed,))
+    views = window_views(same, boxed, 0)
+    assert views["content window bottom-right"].tolist() == [[6]]
+    assert views["window top-left"].tolist() == [[0]]
 
 
 def test_keyed_colours_the_pattern_by_the_key() -> None:

@@ -60,7 +60,7 @@ import numpy as np
 from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
-from jaxarc.solve.language.corners import corner_parts
+from jaxarc.solve.language.corners import corner_parts, window_views
 from jaxarc.solve.language.counts import count_views
 from jaxarc.solve.language.dedupe import dedupe_views
 from jaxarc.solve.language.hidden import hidden_views, repair_periodic
@@ -354,14 +354,12 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
                 views[f"repair colour {unknown}"] = _plain(repaired, bg)
-        for name, filled in hidden_views(grid, hidden).items():
-            views[name] = _plain(filled, bg)
+        views.update({n: _plain(g, bg) for n, g in hidden_views(grid, hidden).items()})
         for name, pieces in corner_parts(problem, grid).items():
             views[name] = _parts_view(pieces, bg)
-        for name, coloured in keyed_views(grid, bg).items():
-            views[name] = _plain(coloured, bg)
-        for name, shrunk in dedupe_views(grid, bg).items():
-            views[name] = _plain(shrunk, bg)
+        views.update({n: _plain(g, bg) for n, g in window_views(problem, grid, bg).items()})
+        views.update({n: _plain(g, bg) for n, g in keyed_views(grid, bg).items()})
+        views.update({n: _plain(g, bg) for n, g in dedupe_views(grid, bg).items()})
         for name, column in looked_up.items():
             views[name] = _plain(column[k], bg)
         for name, column in counted.items():
