@@ -15,7 +15,13 @@ from jaxarc.data import load_bank
 from jaxarc.solve.language.corners import CORNER_VIEW_TASKS, corner_windows, window_views
 from jaxarc.solve.language.dedupe import DEDUPE_VIEW_TASKS, dedupe, dedupe_views
 from jaxarc.solve.language.finder import language_solutions
-from jaxarc.solve.language.hidden import HIDDEN_VIEW_TASKS, hidden_views, repair_symmetric
+from jaxarc.solve.language.hidden import (
+    HIDDEN_VIEW_TASKS,
+    MIRROR_REPAIR_TASKS,
+    hidden_views,
+    repair_periodic,
+    repair_symmetric,
+)
 from jaxarc.solve.language.keyed import KEYED_VIEW_TASKS, keyed, pattern_and_key
 from jaxarc.solve.language.lookup import LOOKUP_VIEW_TASKS, grid_keys, lookup_views
 from jaxarc.solve.language.objects import (
@@ -141,7 +147,21 @@ def test_each_rule_serves_three_training_tasks() -> None:
         CORNER_VIEW_TASKS,
         KEYED_VIEW_TASKS,
     ):
-        assert all(len(set(ids)) >= 3 for ids in table.values()), table
+        rules = {k: v for k, v in table.items() if k != "repair mirror"}  # see below
+        assert all(len(set(ids)) >= 3 for ids in rules.values()), table
+
+
+def test_only_the_mirrors_fill_the_hidden_cells_of_five_tasks() -> None:
+    problems, _ = _training()
+    assert len(MIRROR_REPAIR_TASKS) >= 3
+    assert set(HIDDEN_VIEW_TASKS["repair mirror"]) <= set(MIRROR_REPAIR_TASKS)
+    for task_id in MIRROR_REPAIR_TASKS:
+        problem = problems[task_id]
+        for grid, out in zip(problem.demo_inputs, problem.demo_outputs, strict=True):
+            hidden = [c for c in range(10) if (grid == c).any() and not (out == c).any()]
+            assert all(repair_periodic(grid, c) is None for c in hidden), task_id
+            views = hidden_views(grid, hidden)  # the mirrors fill the grid, or its hole
+            assert any(v.shape == out.shape and (v == out).all() for v in views.values())
 
 
 @pytest.mark.parametrize(("task_id", "prefix"), SERVED)

@@ -12,7 +12,8 @@ ways to fill the hidden cells:
   axis a few cells off it) that the known cells agree with gives a hidden cell the value of
   its mirror cell, until no hidden cell is left.
 
-The views (:func:`hidden_views`), per hidden colour ``k``:
+The views (:func:`hidden_views`), per hidden colour ``k`` (after ``repair colour k``, the
+whole grid filled from its period):
 
 * ``repair crop colour k``: the filled grid cut to the box of the colour-``k`` cells (the
   output is the hidden block; ARC-AGI-1 training tasks 9ecd008a, dc0a314f, f9012d9b,
@@ -108,9 +109,11 @@ def repair_symmetric(grid: Int8[np.ndarray, "H W"], unknown: int) -> np.ndarray 
 
 
 def hidden_views(grid: Int8[np.ndarray, "H W"], hidden: list[int]) -> dict[str, np.ndarray]:
-    """``{name: grid}``: the views of the module docstring for each colour of ``hidden``
-    that ``grid`` holds."""
-    views = {}
+    """``{name: grid}``: ``repair colour k`` (the whole grid filled from its period) for
+    each colour ``k`` of ``hidden``, then the views of the module docstring for each that
+    ``grid`` holds."""
+    periodic = {colour: repair_periodic(grid, colour) for colour in hidden}
+    views = {f"repair colour {c}": filled for c, filled in periodic.items() if filled is not None}
     for colour in hidden:
         cells = grid == colour
         if not cells.any():
@@ -118,9 +121,7 @@ def hidden_views(grid: Int8[np.ndarray, "H W"], hidden: list[int]) -> dict[str, 
         mirrored = repair_symmetric(grid, colour)
         if mirrored is not None:
             views[f"repair mirror colour {colour}"] = mirrored
-        filled = repair_periodic(grid, colour)
-        if filled is None:
-            filled = mirrored
+        filled = periodic[colour] if periodic[colour] is not None else mirrored
         if filled is not None:
             rows, cols = np.flatnonzero(cells.any(1)), np.flatnonzero(cells.any(0))
             box = filled[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
@@ -131,4 +132,13 @@ def hidden_views(grid: Int8[np.ndarray, "H W"], hidden: list[int]) -> dict[str, 
 HIDDEN_VIEW_TASKS: dict[str, tuple[str, ...]] = {
     # view -> ARC-AGI-1 training tasks whose first program starts from it
     "repair crop": ("9ecd008a", "dc0a314f", "f9012d9b", "ff805c23"),
+    "repair mirror": ("3631a71a", "b8825c91"),
 }
+MIRROR_REPAIR_TASKS: tuple[str, ...] = (
+    # ARC-AGI-1 training tasks whose hidden cells only the mirrors fill (no period does)
+    "9ecd008a",
+    "dc0a314f",
+    "ff805c23",
+    "3631a71a",
+    "b8825c91",
+)

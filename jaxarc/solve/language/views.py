@@ -350,10 +350,6 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             shifted = shift_grid(grid, bg, moves)
             if shifted is not None:
                 views[describe_moves(moves)] = _plain(shifted, bg)
-        for unknown in hidden:
-            repaired = repair_periodic(grid, unknown)
-            if repaired is not None:
-                views[f"repair colour {unknown}"] = _plain(repaired, bg)
         views.update({n: _plain(g, bg) for n, g in hidden_views(grid, hidden).items()})
         for name, pieces in corner_parts(problem, grid).items():
             views[name] = _parts_view(pieces, bg)
