@@ -121,6 +121,12 @@ def _components(grid: np.ndarray, bg: int, *, single: bool, eight: bool) -> Obje
 OBJECT_KINDS: tuple[str, ...] = ("single4", "single8", "multi8")
 
 
+def multi4_objects(grid: Int8[np.ndarray, "H W"], bg: int) -> Objects:
+    """The grid's components of any non-background colours under 4-connectivity (blocks
+    that touch only at a corner stay apart; the colour-holding crops read them)."""
+    return _components(np.asarray(grid, np.int8), int(bg), single=False, eight=False)
+
+
 def grid_objects(grid: Int8[np.ndarray, "H W"], bg: int) -> dict[str, Objects]:
     """The grid's objects of each kind of :data:`OBJECT_KINDS` (one colour and
     4-connected, one colour and 8-connected, any colours and 8-connected) on the
@@ -167,3 +173,28 @@ def object_picks(objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
     distinct = np.unique(sizes)
     if distinct.size >= 2:
         yield "second largest", sizes == distinct[-2]
+
+
+def colour_holding_picks(
+    grid: Int8[np.ndarray, "H W"], objects: Objects
+) -> Iterator[tuple[str, np.ndarray]]:
+    """``(most colour c, chosen components)`` for each colour ``c`` the components hold:
+    the component(s) holding the most cells of colour ``c`` (of several colours: the
+    crop views take the object with the most red cells; ARC-AGI-1 training tasks
+    8efcae92, ae4f1146, e50d258f)."""
+    grid = np.asarray(grid, np.int8)
+    if objects.count == 0:
+        return
+    on = objects.labels >= 0
+    labels, values = objects.labels[on], grid[on].astype(np.int64)
+    held = np.zeros((objects.count, 10), np.int64)
+    np.add.at(held, (labels, values), 1)
+    for c in range(10):
+        if held[:, c].any():
+            yield f"most colour {c}", held[:, c] == held[:, c].max()
+
+
+COLOUR_HOLDING_TASKS: dict[str, tuple[str, ...]] = {
+    # crop pick -> ARC-AGI-1 training tasks whose first program crops the object it picks
+    "most colour": ("8efcae92", "ae4f1146", "e50d258f"),
+}

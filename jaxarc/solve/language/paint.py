@@ -37,7 +37,7 @@ PAINT_TASKS: dict[str, tuple[str, ...]] = {
     "fill": ("00d62c1b", "0ca9ddb6", "178fcbfb"),
     "self": ("3c9b0459", "6150a2bd", "67a3c6ac"),
     "self fg": ("1f876c06", "22168020", "22eb0ac0"),
-    "copy": ("694f12f3", "776ffc46", "b8825c91"),
+    "copy": ("63613498", "694f12f3", "776ffc46"),
     "map": ("0d3d703e", "25d8a9c8", "54d9e175"),
 }
 SELF_KINDS = ("self fg", "self")  # the order a template's self paints are offered in

@@ -32,6 +32,17 @@ ARC-AGI-1 training tasks:
 * ``extend pattern``: the input's pattern carried on (its smallest period, rows and
   columns) into an output whose size a rule of the demonstrations gives
   (:mod:`jaxarc.solve.language.extend`);
+* ``repair crop colour k`` / ``repair mirror colour k``: the cells of colour ``k`` filled
+  from a period or from the grid's mirrors, cut to their box or whole
+  (:mod:`jaxarc.solve.language.hidden`); ``crop multi8 most colour c``: the object holding
+  the most cells of colour ``c`` (:func:`~jaxarc.solve.language.objects.colour_holding_picks`);
+* ``corners``, ``corners folded``: a ``parts`` view of the output-shaped windows at the
+  input's corners (:mod:`jaxarc.solve.language.corners`); ``keyed on pattern``, ``keyed
+  on key``: a one-colour pattern in a small key's colours
+  (:mod:`jaxarc.solve.language.keyed`); ``dedupe``, ``dedupe content``: each run of equal
+  rows and columns kept once (:mod:`jaxarc.solve.language.dedupe`); ``lookup X``: the
+  output of the demonstration whose input has the same key
+  (:mod:`jaxarc.solve.language.lookup`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
   or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
@@ -53,11 +64,23 @@ import numpy as np
 from jaxtyping import Bool, Int8
 
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
+from jaxarc.solve.language.corners import corner_parts, window_views
 from jaxarc.solve.language.counts import count_views
+from jaxarc.solve.language.dedupe import dedupe_views
 from jaxarc.solve.language.extend import EXTEND_TASKS, extended_grids
+from jaxarc.solve.language.hidden import hidden_views, repair_periodic
+from jaxarc.solve.language.keyed import keyed_views
+from jaxarc.solve.language.lookup import lookup_views
 from jaxarc.solve.language.masks import touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
-from jaxarc.solve.language.objects import Objects, background, grid_objects, object_picks
+from jaxarc.solve.language.objects import (
+    Objects,
+    background,
+    colour_holding_picks,
+    grid_objects,
+    multi4_objects,
+    object_picks,
+)
 from jaxarc.solve.language.panels import cell_crops
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.problem import Problem
@@ -112,8 +135,15 @@ def _crop_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[s
 def _object_crops(grid: np.ndarray, bg: int) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
     """``(name, box)`` of each pick that chooses one object, or several copies of one
     shape and colour (the first of them: they look alike)."""
-    for kind, objects in grid_objects(grid, bg).items():
-        for pick, chosen in _crop_picks(grid, bg, objects):
+    kinds = {**grid_objects(grid, bg), "multi4": multi4_objects(grid, bg)}
+    for kind, objects in kinds.items():
+        if kind == "multi4":  # only the colour-holding picks
+            picks = tuple(colour_holding_picks(grid, objects))
+        else:
+            picks = tuple(_crop_picks(grid, bg, objects))
+            if kind == "multi8":
+                picks = (*picks, *colour_holding_picks(grid, objects))
+        for pick, chosen in picks:
             found = np.flatnonzero(chosen)
             alike = found.size > 1 and (
                 np.unique(objects.shape_ids[found]).size == 1
@@ -155,29 +185,6 @@ def _crops(grid: np.ndarray, bg: int) -> dict[str, View]:
     for name, (r1, c1, r2, c2) in (*_colour_rank_boxes(grid, bg), *cell_crops(grid)):
         views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
     return views
-
-
-def repair_periodic(grid: np.ndarray, unknown: int) -> np.ndarray | None:
-    """``grid`` with its ``unknown`` cells filled from the smallest period (rows, columns)
-    that its other cells agree with; ``None`` when no period shorter than the grid does, or
-    some cell stays unknown."""
-    rows, cols = grid.shape
-    known = grid != unknown
-    if known.all():
-        return None
-    for size in range(2, rows + cols + 1):  # smallest period first
-        for pr in range(1, min(size, rows + 1)):
-            pc = size - pr
-            if pc > cols or (pr == rows and pc == cols):
-                continue
-            classes = (np.arange(rows)[:, None] % pr) * cols + np.arange(cols)[None] % pc
-            values = np.full(pr * cols, -1, np.int64)
-            flat_classes, flat_values = classes[known], grid[known].astype(np.int64)
-            values[flat_classes] = flat_values
-            if (values[flat_classes] != flat_values).any() or (values[classes] < 0).any():
-                continue
-            return values[classes].astype(np.int8)
-    return None
 
 
 def fall(grid: np.ndarray, bg: int, direction: str) -> np.ndarray:
@@ -317,6 +324,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     moves = shift_moves(problem, bg)
     counted = count_views(problem, bg)
     extended = extended_grids(problem)
+    looked_up = lookup_views(problem, bg)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -350,10 +358,14 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             shifted = shift_grid(grid, bg, moves)
             if shifted is not None:
                 views[describe_moves(moves)] = _plain(shifted, bg)
-        for unknown in hidden:
-            repaired = repair_periodic(grid, unknown)
-            if repaired is not None:
-                views[f"repair colour {unknown}"] = _plain(repaired, bg)
+        views.update({n: _plain(g, bg) for n, g in hidden_views(grid, hidden).items()})
+        for name, pieces in corner_parts(problem, grid).items():
+            views[name] = _parts_view(pieces, bg)
+        views.update({n: _plain(g, bg) for n, g in window_views(problem, grid, bg).items()})
+        views.update({n: _plain(g, bg) for n, g in keyed_views(grid, bg).items()})
+        views.update({n: _plain(g, bg) for n, g in dedupe_views(grid, bg).items()})
+        for name, column in looked_up.items():
+            views[name] = _plain(column[k], bg)
         if extended is not None and extended[k] is not None:
             views["extend pattern"] = _plain(extended[k], bg)
         for name, column in counted.items():
