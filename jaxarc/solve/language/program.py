@@ -55,8 +55,9 @@ class LanguageProgram:
 
     @property
     def size(self) -> int:
-        """How many rules it uses: the view (unless the input) and each paint."""
-        return (self.view != "input") + len(self.paints)
+        """How many rules it uses: the view (unless the input; a recolour's learned key
+        counts as a second rule) and each paint."""
+        return (self.view != "input") + self.view.startswith("recolour ") + len(self.paints)
 
 
 def grid_actions(

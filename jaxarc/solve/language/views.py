@@ -54,6 +54,7 @@ from jaxarc.solve.language.masks import touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import Objects, background, grid_objects, object_picks
 from jaxarc.solve.language.panels import cell_crops
+from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
@@ -308,6 +309,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     ]
     pairs = attract_pairs(problem, bg)
     moves = shift_moves(problem, bg)
+    recolours = recolour_keys(problem, bg)
     counted = count_views(problem, bg)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
@@ -342,6 +344,10 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             shifted = shift_grid(grid, bg, moves)
             if shifted is not None:
                 views[describe_moves(moves)] = _plain(shifted, bg)
+        if recolours:
+            recoloured = recolour_grid(grid, bg, recolours)
+            if recoloured is not None:
+                views[describe_keys(recolours)] = View(recoloured, grid, {}, bg)
         for unknown in hidden:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
