@@ -2,17 +2,23 @@
 properties, the property -> colour key learned from the demonstrations.
 
 Some tasks repaint each object of one colour by what it is: its size, its shape, the
-colour a legend puts in line with it; or fill each hole by its size. The **key** is not
-in the grid: the demonstrations show it, each object of the colour in the colour it
-becomes. A **recolour** rule reads one property (:data:`PROPERTIES`) of every object of a
-**source** colour (one colour, 4- or 8-connected; of the background colour: its 4-connected
-pieces, or only the holes, the pieces walled in):
+colour a legend puts in line with it, the sides of the grid it reaches; or fill each hole
+by its size. The **key** is not in the grid: the demonstrations show it, each object of
+the colour in the colour it becomes. A **recolour** rule reads one property
+(:data:`PROPERTIES`, tried in this order) of every object of a **source** colour (one
+colour, 4- or 8-connected; of the background colour: its 4-connected pieces, or only the
+holes, the pieces walled in):
 
-* ``size``: its number of cells ("size 1 becomes 3, size 2 becomes 2, ...");
-* ``size parity``: whether that number is odd ("holes of odd size 7, of even size 2");
-* ``shape``: its cells up to translation;
 * ``aligned colour``: the one colour (not the background nor the source) that the rows or
-  the columns of its box hold outside it: a legend along the grid's edge names it.
+  the columns of its box hold outside it: a legend along the grid's edge names it
+  (``ddf7fa4f``);
+* ``size parity``: whether its number of cells is odd ("holes of odd size 7, of even size
+  2": ``868de0fa``);
+* ``size``: its number of cells ("size 1 becomes 3, size 2 becomes 2, ...": ``d2abd087``,
+  ``6e82a1ae``, ``c0f76784``, ``e8593010``);
+* ``shape``: its cells up to translation (``ea32f347``);
+* ``border sides``: which of the grid's four sides its box reaches (the panels of a grid
+  cut by lines, each by its place: ``272f95fa``).
 
 The key maps each value seen to the colour its objects become in the outputs (the
 background: erased). It fits when every object of the source colour becomes one colour in
@@ -44,8 +50,13 @@ from jaxarc.solve.language.objects import EIGHT, FOUR, enclosed
 from jaxarc.solve.problem import Problem
 
 RECOLOUR_TASKS: dict[str, tuple[str, ...]] = {
-    # property -> ARC-AGI-1 training tasks whose simplest program starts from a recolour
-    # by it (tests/test_language_recolour.py checks them)
+    # property -> ARC-AGI-1 training tasks whose simplest program is a recolour by it
+    # (tests/test_language_recolour.py checks them)
+    "size": ("6e82a1ae", "c0f76784", "d2abd087", "e8593010"),
+    "size parity": ("868de0fa",),
+    "shape": ("ea32f347",),
+    "border sides": ("272f95fa",),
+    "aligned colour": ("ddf7fa4f",),
 }
 
 Value = Hashable | None
@@ -80,11 +91,11 @@ PropertyFn = Callable[[np.ndarray, int, int, Bool[np.ndarray, "H W"], Box], Valu
 PROPERTIES: dict[str, PropertyFn] = {
     # name -> f(grid, bg, source colour, [H, W] object cells, its box) -> value; tried in
     # this order
+    "aligned colour": _aligned,
     "size parity": lambda grid, bg, source, cells, box: int(cells.sum()) % 2,
     "size": lambda grid, bg, source, cells, box: int(cells.sum()),
     "shape": lambda grid, bg, source, cells, box: _shape(cells[box]),
     "border sides": _sides,
-    "aligned colour": _aligned,
 }
 SELF_PROPERTIES = ("aligned colour",)  # values that are colours: the self key
 OBJECT_KINDS = ("4-connected", "8-connected")  # the objects of a colour, in the order tried

@@ -25,6 +25,9 @@ ARC-AGI-1 training tasks:
   the pairs learned from the demonstrations (:mod:`jaxarc.solve.language.motion`);
 * ``shift M RULE``: every object of colour ``M`` moves by the offset a rule learned from
   the demonstrations gives it (:mod:`jaxarc.solve.language.shift`);
+* ``recolour S by P (KIND)``: every object of colour ``S`` painted in the colour a key
+  learned from the demonstrations gives its property ``P`` (size, shape, a legend's colour
+  in line with it, ...; :mod:`jaxarc.solve.language.recolour`);
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
@@ -265,6 +268,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
     "attract": ("05f2a901", "a48eeaf7", "ae3edfdc"),
     "shift": ("1caeab9d", "5521c0d9", "a1570a43", "a79310a0", "dc433765"),
+    "recolour": ("272f95fa", "868de0fa", "d2abd087", "ddf7fa4f"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
@@ -287,6 +291,7 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "fall": ("fall",),
     "attract": ("attract",),
     "shift": ("shift",),
+    "recolour": ("recolour",),
     "repair": ("repair",),
     "count": ("count",),
     "blank": ("blank",),
