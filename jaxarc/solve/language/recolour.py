@@ -31,8 +31,9 @@ the colour its property names, seen or not (the key must map every value seen to
 The view ``recolour`` (:func:`recolour_keys`, :func:`recolour_grid`) learns one rule per
 source colour from the demonstrations alone (the first property that fits, over the kinds
 of objects in order) and paints every source object in its key's colour; paints then fix
-what else changes. Its programs count the learned key as one more rule
-(:attr:`~jaxarc.solve.language.program.LanguageProgram.size`). :data:`RECOLOUR_TASKS`
+what else changes. Its programs count the learned key as two rules more
+(:attr:`~jaxarc.solve.language.program.LanguageProgram.size`): where plain paints of the
+input solve a task as simply, they come first. :data:`RECOLOUR_TASKS`
 names the training tasks it serves (``tests/test_language_recolour.py`` checks them).
 """
 
@@ -50,8 +51,9 @@ from jaxarc.solve.language.objects import EIGHT, FOUR, enclosed
 from jaxarc.solve.problem import Problem
 
 RECOLOUR_TASKS: dict[str, tuple[str, ...]] = {
-    # property -> ARC-AGI-1 training tasks whose simplest program is a recolour by it
-    # (tests/test_language_recolour.py checks them)
+    # property -> ARC-AGI-1 training tasks that a recolour by it solves alone, test
+    # outputs included (tests/test_language_recolour.py checks them); d2abd087, 868de0fa,
+    # 272f95fa, ddf7fa4f no other program solves, the others plain paints solve as well
     "size": ("6e82a1ae", "c0f76784", "d2abd087", "e8593010"),
     "size parity": ("868de0fa",),
     "shape": ("ea32f347",),
