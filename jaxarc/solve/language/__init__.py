@@ -2,11 +2,12 @@
 ``MaskAction``.
 
 A program is a **view** (the output's size first: the input, a crop, a turn, parts laid
-over each other, objects slid until they touch, a size from a count, ...;
-:mod:`~jaxarc.solve.language.views`, :mod:`~jaxarc.solve.language.motion`,
-:mod:`~jaxarc.solve.language.counts`) and **paints** (a mask rule
-that chooses cells on each grid, :mod:`~jaxarc.solve.language.masks`, and the colour it
-writes, :mod:`~jaxarc.solve.language.colours`; :mod:`~jaxarc.solve.language.paint`). The
+over each other, objects slid until they touch, objects recoloured by a learned key, a size
+from a count, ...; :mod:`~jaxarc.solve.language.views`, :mod:`~jaxarc.solve.language.motion`,
+:mod:`~jaxarc.solve.language.recolour`, :mod:`~jaxarc.solve.language.counts`) and
+**paints** (a mask rule that chooses cells on each grid, :mod:`~jaxarc.solve.language.masks`,
+and the colour it writes, :mod:`~jaxarc.solve.language.colours`;
+:mod:`~jaxarc.solve.language.paint`). The
 paints of a task are chosen as a cover that fits every demonstration at once; the program
 then becomes one ``MaskAction`` sequence per grid and the environment replays it
 (:mod:`~jaxarc.solve.language.program`). :func:`language_solutions` gives a task's

@@ -55,8 +55,11 @@ class LanguageProgram:
 
     @property
     def size(self) -> int:
-        """How many rules it uses: the view (unless the input) and each paint."""
-        return (self.view != "input") + len(self.paints)
+        """How many rules it uses: the view (unless the input; a recolour's learned key
+        counts as two rules more, so that plain paints of the input come first on a tie)
+        and each paint."""
+        learned_key = 2 * self.view.startswith("recolour ")
+        return (self.view != "input") + learned_key + len(self.paints)
 
 
 def grid_actions(

@@ -26,6 +26,9 @@ ARC-AGI-1 training tasks:
   the pairs learned from the demonstrations (:mod:`jaxarc.solve.language.motion`);
 * ``shift M RULE``: every object of colour ``M`` moves by the offset a rule learned from
   the demonstrations gives it (:mod:`jaxarc.solve.language.shift`);
+* ``recolour S by P (KIND)``: every object of colour ``S`` painted in the colour a key
+  learned from the demonstrations gives its property ``P`` (size, shape, a legend's colour
+  in line with it, ...; :mod:`jaxarc.solve.language.recolour`);
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
@@ -82,6 +85,7 @@ from jaxarc.solve.language.objects import (
     object_picks,
 )
 from jaxarc.solve.language.panels import cell_crops
+from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
@@ -276,6 +280,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
     "attract": ("05f2a901", "a48eeaf7", "ae3edfdc"),
     "shift": ("1caeab9d", "5521c0d9", "a1570a43", "a79310a0", "dc433765"),
+    "recolour": ("272f95fa", "868de0fa", "d2abd087", "ddf7fa4f"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
     "extend": EXTEND_TASKS,
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
@@ -299,6 +304,7 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "fall": ("fall",),
     "attract": ("attract",),
     "shift": ("shift",),
+    "recolour": ("recolour",),
     "repair": ("repair",),
     "extend": ("extend",),
     "count": ("count",),
@@ -322,6 +328,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     ]
     pairs = attract_pairs(problem, bg)
     moves = shift_moves(problem, bg)
+    recolours = recolour_keys(problem, bg)
     counted = count_views(problem, bg)
     extended = extended_grids(problem)
     looked_up = lookup_views(problem, bg)
@@ -358,6 +365,10 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             shifted = shift_grid(grid, bg, moves)
             if shifted is not None:
                 views[describe_moves(moves)] = _plain(shifted, bg)
+        if recolours:
+            recoloured = recolour_grid(grid, bg, recolours)
+            if recoloured is not None:
+                views[describe_keys(recolours)] = View(recoloured, grid, {}, bg)
         views.update({n: _plain(g, bg) for n, g in hidden_views(grid, hidden).items()})
         for name, pieces in corner_parts(problem, grid).items():
             views[name] = _parts_view(pieces, bg)
