@@ -243,3 +243,32 @@ def test_jaxarc_solve_learns_each_task_from_a_network_given_as_the_prior(
     # a network given as --checkpoint is named for what it is
     code = main([*argv, "--method", "policy", "--checkpoint", str(tmp_path / "net"), "--out", "x"])
     assert code == 2 and "is a program network: give it as --prior" in capsys.readouterr().err
+
+
+def test_the_shipped_network_loads_fits_this_vocabulary_and_names_what_it_saw() -> None:
+    """The network in package data loads under this jaxarc's kinds (a language whose
+    families change without training it again fails here), keeps the policy contract,
+    records ARC-AGI-1 training tasks 100-399 as seen and the tuning split as unseen, and
+    ``--prior network`` starts program-rl from it."""
+    from jaxarc.cli import solve as cli_solve
+    from jaxarc.data import load_bank
+    from jaxarc.solve import method_choice
+    from jaxarc.solve.network_store import seen_by_network
+    from jaxarc.solve.problem import problems_from_bank
+    from jaxarc.solve.program_rl_method import SHIPPED_NETWORK_DIR
+
+    policy = load_network(SHIPPED_NETWORK_DIR)
+    check_program_policy(policy, vocabulary_sizes=(64,))
+    problems = problems_from_bank(load_bank("arc-agi-1/training"))
+    probe = [problems[0], problems[99], problems[100], problems[399]]
+    assert seen_by_network(SHIPPED_NETWORK_DIR, probe) == [
+        problems[100].task_id,
+        problems[399].task_id,
+    ]
+    assert cli_solve.SHIPPED_NETWORK == method_choice.SHIPPED_NETWORK
+    assert cli_solve.NO_PRIOR == method_choice.NO_PRIOR
+    method = method_choice.build_method(
+        method_choice.MethodChoice("program-rl", prior=method_choice.SHIPPED_NETWORK)
+    )
+    assert method.settings()["start"] == "network"
+    assert method.settings()["prior"] == str(SHIPPED_NETWORK_DIR)

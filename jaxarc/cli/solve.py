@@ -34,6 +34,7 @@ CHECKPOINT_METHODS = ("policy", "test-time-rl")  # a trained network run
 DEPTH_METHODS = ("search", "random")
 UNSHARED_METHODS = ("policy", "test-time-rl")  # (SolveMethod.shares_tasks is False)
 NO_PRIOR = "none"  # (jaxarc.solve.method_choice.NO_PRIOR)
+SHIPPED_NETWORK = "network"  # (jaxarc.solve.method_choice.SHIPPED_NETWORK)
 
 
 def _budget(text: str) -> Any:
@@ -84,8 +85,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="program-rl: what each task's learning starts from: a prior over kinds (a "
         "jaxarc pretrain-programs --run-dir; the tasks are learned with the settings it "
         "records), a program network trained across tasks (a directory with network.eqx, "
-        "see docs/program-network.md; the content language joins each vocabulary), or "
-        f"'{NO_PRIOR}' to start every task uniform; default: the prior shipped with jaxarc",
+        "see docs/program-network.md; the content language joins each vocabulary), "
+        f"'{SHIPPED_NETWORK}' for the program network shipped with jaxarc, or '{NO_PRIOR}' "
+        "to start every task uniform; default: the prior shipped with jaxarc",
     )
     solve.add_argument(
         "--checkpoint",

@@ -17,6 +17,7 @@ from jaxarc.solve.method import Budget, SolveMethod
 
 DEFAULT_DEPTH = 2  # search and random: actions per sequence
 NO_PRIOR = "none"  # program-rl: start every task uniform
+SHIPPED_NETWORK = "network"  # program-rl: start from the program network shipped with jaxarc
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,7 +25,8 @@ class MethodChoice:
     """The method a run uses and its settings.
 
     ``name``: as ``--method`` gives it; ``prior``: program-rl's prior directory, ``None``
-    for the one shipped with jaxarc or :data:`NO_PRIOR`; ``checkpoint``: policy and
+    for the one shipped with jaxarc, :data:`SHIPPED_NETWORK` for the program network
+    shipped with jaxarc, or :data:`NO_PRIOR`; ``checkpoint``: policy and
     test-time-rl's trained network run; ``depth``: search and random's actions per
     sequence (``None``: :data:`DEFAULT_DEPTH`); ``budget``: per task (``None``: the
     method's default); ``tasks_at_once``: test-time-rl's tasks learned together;
@@ -53,9 +55,14 @@ def build_method(choice: MethodChoice) -> SolveMethod:
     """The method ``choice`` names, built and so checked (a
     :class:`~jaxarc.solve.method.MethodError` when it cannot be)."""
     if choice.name == "program-rl":
-        from jaxarc.solve.program_rl_method import DEFAULT_PRIOR_DIR, ProgramRLMethod
+        from jaxarc.solve.program_rl_method import (
+            DEFAULT_PRIOR_DIR,
+            SHIPPED_NETWORK_DIR,
+            ProgramRLMethod,
+        )
 
-        prior = {None: DEFAULT_PRIOR_DIR, NO_PRIOR: None}.get(choice.prior, choice.prior)
+        named = {None: DEFAULT_PRIOR_DIR, NO_PRIOR: None, SHIPPED_NETWORK: SHIPPED_NETWORK_DIR}
+        prior = named.get(choice.prior, choice.prior)
         return ProgramRLMethod.with_budget(
             None if prior is None else Path(prior), choice.budget_steps, seed=choice.seed
         )

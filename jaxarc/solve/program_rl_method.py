@@ -34,6 +34,8 @@ from jaxarc.solve.program_rl import ProgramRLConfig
 from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 
 DEFAULT_PRIOR_DIR = Path(__file__).parent / "priors" / "arc_agi_1_training"
+# the program network shipped with the package (trained on the same tasks; --prior network)
+SHIPPED_NETWORK_DIR = Path(__file__).parent / "priors" / "program_network"
 
 
 @dataclasses.dataclass(frozen=True)
