@@ -54,7 +54,9 @@ from jaxarc.solve.language.masks import touching_picks
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import Objects, background, grid_objects, object_picks
 from jaxarc.solve.language.panels import cell_crops
+from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
+from jaxarc.solve.language.stamps import stamp_grid, stamp_views
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
 
@@ -308,6 +310,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     ]
     pairs = attract_pairs(problem, bg)
     moves = shift_moves(problem, bg)
+    stamped = stamp_views(problem, bg)
+    pastes = paste_views(problem, bg)
     counted = count_views(problem, bg)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
@@ -346,6 +350,12 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             repaired = repair_periodic(grid, unknown)
             if repaired is not None:
                 views[f"repair colour {unknown}"] = _plain(repaired, bg)
+        for name in pastes:
+            pasted = paste_template(grid, bg, move=name == "move template")
+            if pasted is not None:
+                views[name] = _plain(pasted, bg)
+        for name, stamps in stamped.items():
+            views[name] = _plain(stamp_grid(grid, bg, stamps), bg)
         for name, column in counted.items():
             if column[k] is not None:
                 canvas, masks = column[k]
