@@ -28,6 +28,10 @@ ARC-AGI-1 training tasks:
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
+* ``paste template`` / ``move template``: the grid's one picture of several colours drawn
+  on every marker (:mod:`jaxarc.solve.language.paste`);
+* ``stamp KIND``: a pattern learned from the demonstrations drawn around every object of
+  one appearance (:mod:`jaxarc.solve.language.stamps`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
   or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
@@ -267,6 +271,8 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "attract": ("05f2a901", "a48eeaf7", "ae3edfdc"),
     "shift": ("1caeab9d", "5521c0d9", "a1570a43", "a79310a0", "dc433765"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
+    "stamp": ("0962bcdd", "3ac3eb23", "6c434453", "8403a5d5", "93b581b8", "95990924", "a9f96cdd"),
+    "paste": ("321b1fc6", "88a10436", "e76a88a6"),
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
 }
@@ -289,6 +295,8 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "attract": ("attract",),
     "shift": ("shift",),
     "repair": ("repair",),
+    "stamp": ("stamp",),
+    "paste": ("paste template", "move template"),
     "count": ("count",),
     "blank": ("blank",),
 }
