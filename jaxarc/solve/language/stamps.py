@@ -8,21 +8,25 @@ fixed offsets from the object's box (inside it too: the marker itself may change
 
 The view ``stamp KIND`` (:func:`learn_stamps`, :func:`stamp_grid`) reads the patterns off
 the demonstrations, for the objects of one kind of :data:`~jaxarc.solve.language.objects.
-OBJECT_KINDS` (``single8``: one colour, 8-connected; ``multi8``: any colours):
+OBJECT_KINDS` (``single4``, ``single8``: one colour, 4- or 8-connected; ``multi8``: any
+colours, 8-connected):
 
-* the objects of each appearance that occurs in at least two demonstrations are collected;
-  at every offset (at most :data:`REACH` cells beyond the box) where the output differs
-  from the input around at least one of them and lies on the grid around at least two, the
-  output's colour is the stamp's when it is the same around every one (offsets off the
-  grid do not count);
-* an appearance seen in no demonstration (a new colour in a test input) gets the pattern of
-  its shape alone: there a colour is either one fixed colour or the colour of one cell of
-  the object (the arms of a cross take the colour of its arm cells), whichever holds around
-  every object of that shape in the demonstrations (the object's own cell first).
+* the objects of each appearance that the demonstrations hold at least :data:`MIN_SEEN`
+  times are collected; an offset (at most :data:`REACH` cells beyond the box) is the
+  stamp's where the output differs from the input around at least one of them, has the
+  same colour around every one that has it on the grid, and touches the box through other
+  such offsets (8-connected: far cells that agree by chance are left out);
+* an appearance seen fewer times (a new colour in a test input) gets the pattern of its
+  shape alone, learned the same way from every object of that shape: there a colour is
+  either the colour of one cell of the object (the arms of a cross grow in the colour of
+  its arm cells) or one fixed colour, whichever holds around every one.
 
 The stamped grid is the input with every object's pattern drawn over it (objects in
 reading order). The view fits when, on every demonstration, each stamped cell is the
-output's colour and some cell is fixed; paints then draw what the stamps leave.
+output's colour and some cell is fixed, and its kind stamps some grid of the task otherwise
+than the kinds before it; paints then draw what the stamps leave. Training tasks it serves:
+0962bcdd, 3ac3eb23, 6c434453, 8403a5d5, 93b581b8, 95990924, a9f96cdd (``VIEW_TASKS`` of
+:mod:`~jaxarc.solve.language.views`).
 """
 
 from __future__ import annotations
@@ -38,8 +42,7 @@ from jaxarc.solve.problem import Problem
 
 REACH = 30  # how far beyond an object's box its stamp may reach (cells)
 STAMP_KINDS = ("single4", "single8", "multi8")
-MIN_SEEN = 2
-MIN_OFFSET_SEEN = 1
+MIN_SEEN = 2  # objects of one appearance (or shape) a stamp is learned from
 OWN = 10  # a role ``OWN + p``: the colour of the object's cell ``p`` (flat index in its box)
 
 
@@ -57,8 +60,8 @@ class Pattern:
 class Stamps:
     """The patterns of one object ``kind``: by appearance (``exact``: the object's box
     colours, ``-1`` off the object, as bytes with its shape) and by shape alone
-    (``shaped``). Every appearance the demonstrations hold has its entry in ``exact``
-    (``None``: no stamp); only the others fall back on their shape's."""
+    (``shaped``). Every appearance the demonstrations hold :data:`MIN_SEEN` times has its
+    entry in ``exact`` (``None``: no stamp); only the others fall back on their shape's."""
 
     kind: str
     exact: dict[tuple, Pattern | None]
@@ -96,7 +99,6 @@ def _pattern(
     the objects' box colours. With ``roles_of_cells``, a colour may also be one of the
     object's cells'."""
     seen = outs >= 0
-    seen_twice = seen.sum(0) >= MIN_OFFSET_SEEN
     first = np.where(seen, outs, 10).min(0)
     fixed = np.all((outs == first[None]) | ~seen, axis=0) & (first < 10)
     roles = np.where(fixed, first, -1)
@@ -107,7 +109,7 @@ def _pattern(
                 continue
             holds = np.all((outs == colour) | ~seen, axis=0)
             roles = np.where(holds, OWN + p, roles)
-    keep = changed.any(0) & seen_twice & (roles >= 0)
+    keep = changed.any(0) & (roles >= 0)
     box = np.zeros(keep.shape, bool)
     box[REACH:-REACH, REACH:-REACH] = True
     labels, _ = ndimage.label(keep | box, EIGHT)
