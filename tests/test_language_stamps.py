@@ -48,7 +48,7 @@ STAMPED = _problem(
 
 
 def test_learned_stamps_draw_the_offsets_every_marker_agrees_on() -> None:
-    stamps = learn_stamps(STAMPED, 0, "single8")
+    stamps = learn_stamps(STAMPED, 0, "single4")
     assert stamps is not None
     exact = [p for p in stamps.exact.values() if p is not None]
     assert len(exact) == 1
@@ -61,12 +61,12 @@ def test_learned_stamps_draw_the_offsets_every_marker_agrees_on() -> None:
     expected = _grid(["00000", "00030", "00064", "00060"])
     np.testing.assert_array_equal(stamp_grid(STAMPED.test_inputs[0], 0, stamps), expected)
     assert stamp_grid(STAMPED.test_inputs[0], 0, stamps).dtype == np.int8
-    assert "stamp single8" in stamp_views(STAMPED, 0) or "stamp single4" in stamp_views(STAMPED, 0)
+    assert list(stamp_views(STAMPED, 0)) == ["stamp single4"]  # multi8 stamps alike: left out
 
 
 def test_a_stamp_matches_a_plain_loop_over_the_markers() -> None:
     """Drawing the learned offsets by hand, marker after marker, gives the same grid."""
-    stamps = learn_stamps(STAMPED, 0, "single8")
+    stamps = learn_stamps(STAMPED, 0, "single4")
     grid = _grid(["0000000", "0200000", "0000020", "0000000", "0000000"])
     expected = grid.copy()
     for r, c in np.argwhere(grid == 2):
@@ -85,7 +85,7 @@ def test_a_stamp_is_learned_only_where_every_marker_agrees() -> None:
         ],
         [["000", "020", "000"]],
     )
-    assert learn_stamps(problem, 0, "single8") is None
+    assert learn_stamps(problem, 0, "single4") is None
     assert stamp_views(problem, 0) == {}
 
 

@@ -8,11 +8,11 @@ fixed offsets from the object's box (inside it too: the marker itself may change
 
 The view ``stamp KIND`` (:func:`learn_stamps`, :func:`stamp_grid`) reads the patterns off
 the demonstrations, for the objects of one kind of :data:`~jaxarc.solve.language.objects.
-OBJECT_KINDS` (``single4``, ``single8``: one colour, 4- or 8-connected; ``multi8``: any
-colours, 8-connected):
+OBJECT_KINDS` (``single4``: one colour, 4-connected; ``multi8``: any colours,
+8-connected):
 
-* the objects of each appearance that the demonstrations hold at least :data:`MIN_SEEN`
-  times are collected; an offset (at most :data:`REACH` cells beyond the box) is the
+* the objects of each appearance that at least :data:`MIN_SEEN` demonstrations hold are
+  collected; an offset (at most :data:`REACH` cells beyond the box) is the
   stamp's where the output differs from the input around at least one of them, has the
   same colour around every one that has it on the grid, and touches the box through other
   such offsets (8-connected: far cells that agree by chance are left out);
@@ -41,8 +41,8 @@ from jaxarc.solve.language.objects import EIGHT, grid_objects
 from jaxarc.solve.problem import Problem
 
 REACH = 30  # how far beyond an object's box its stamp may reach (cells)
-STAMP_KINDS = ("single4", "single8", "multi8")
-MIN_SEEN = 2  # objects of one appearance (or shape) a stamp is learned from
+STAMP_KINDS = ("single4", "multi8")
+MIN_SEEN = 2  # demonstrations that hold an appearance (or shape) a stamp is learned from
 OWN = 10  # a role ``OWN + p``: the colour of the object's cell ``p`` (flat index in its box)
 
 
@@ -60,7 +60,7 @@ class Pattern:
 class Stamps:
     """The patterns of one object ``kind``: by appearance (``exact``: the object's box
     colours, ``-1`` off the object, as bytes with its shape) and by shape alone
-    (``shaped``). Every appearance the demonstrations hold :data:`MIN_SEEN` times has its
+    (``shaped``). Every appearance that :data:`MIN_SEEN` demonstrations hold has its
     entry in ``exact`` (``None``: no stamp); only the others fall back on their shape's."""
 
     kind: str
@@ -142,7 +142,7 @@ def learn_stamps(problem: Problem, bg: int, kind: str) -> Stamps | None:
         (by_shape, shaped_patterns, True),
     ):
         for key, items in table.items():
-            if len(items) < MIN_SEEN:
+            if len({d for d, *_ in items}) < MIN_SEEN:
                 continue
             outs = np.stack([item[1] for item in items]).astype(np.int64)
             changed = np.stack([item[2] for item in items])
