@@ -46,6 +46,10 @@ ARC-AGI-1 training tasks:
   rows and columns kept once (:mod:`jaxarc.solve.language.dedupe`); ``lookup X``: the
   output of the demonstration whose input has the same key
   (:mod:`jaxarc.solve.language.lookup`);
+* ``paste template`` / ``move template``: the grid's one picture of several colours drawn
+  on every marker (:mod:`jaxarc.solve.language.paste`);
+* ``stamp KIND``: a pattern learned from the demonstrations drawn around every object of
+  one appearance (:mod:`jaxarc.solve.language.stamps`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
   or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
@@ -85,8 +89,10 @@ from jaxarc.solve.language.objects import (
     object_picks,
 )
 from jaxarc.solve.language.panels import cell_crops
+from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
+from jaxarc.solve.language.stamps import stamp_grid, stamp_views
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
 
@@ -283,6 +289,8 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "recolour": ("272f95fa", "868de0fa", "d2abd087", "ddf7fa4f"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
     "extend": EXTEND_TASKS,
+    "stamp": ("0962bcdd", "3ac3eb23", "6c434453", "8403a5d5", "93b581b8", "95990924", "a9f96cdd"),
+    "paste": ("321b1fc6", "88a10436", "e76a88a6"),
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
 }
@@ -307,6 +315,8 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "recolour": ("recolour",),
     "repair": ("repair",),
     "extend": ("extend",),
+    "stamp": ("stamp",),
+    "paste": ("paste template", "move template"),
     "count": ("count",),
     "blank": ("blank",),
 }
@@ -329,6 +339,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     pairs = attract_pairs(problem, bg)
     moves = shift_moves(problem, bg)
     recolours = recolour_keys(problem, bg)
+    stamped = stamp_views(problem, bg)
+    pastes = paste_views(problem, bg)
     counted = count_views(problem, bg)
     extended = extended_grids(problem)
     looked_up = lookup_views(problem, bg)
@@ -379,6 +391,12 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             views[name] = _plain(column[k], bg)
         if extended is not None and extended[k] is not None:
             views["extend pattern"] = _plain(extended[k], bg)
+        for name in pastes:
+            pasted = paste_template(grid, bg, move=name == "move template")
+            if pasted is not None:
+                views[name] = _plain(pasted, bg)
+        for name, stamps in stamped.items():
+            views[name] = _plain(stamp_grid(grid, bg, stamps), bg)
         for name, column in counted.items():
             if column[k] is not None:
                 canvas, masks = column[k]
