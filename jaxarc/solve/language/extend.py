@@ -13,10 +13,11 @@ motifs carried on to a taller grid, a strip of stripes widened. The view ``exten
 * fills the predicted shape with the pattern carried on from the top-left corner
   (:func:`continue_pattern`).
 
-Colours the output changes are left to the paints after the view (a colour map). An output
-smaller than the input is the pattern's first period (an input made of copies of one
-tile). Training tasks it serves: ``017c7c7b`` (continued, then recoloured), ``963e52fc``
-(continued), ``2dee498d`` and ``d10ecb37`` (the tile an input repeats).
+Colours the output changes are left to the paints after the view (a colour map). Only
+outputs at least as large as their inputs are continued (a smaller one is a window of the
+input, :mod:`jaxarc.solve.language.corners`). Training tasks it serves: ``017c7c7b``
+(continued, then recoloured), ``963e52fc`` (continued), ``a416b8f3`` (the input side by
+side with itself, as the view ``tile 1 x 2`` also gives it).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from jaxtyping import Int8
 from jaxarc.solve.problem import Problem
 
 ShapeRule = Callable[[tuple[int, int]], tuple[int, int] | None]
-EXTEND_TASKS = ("017c7c7b", "2dee498d", "963e52fc", "d10ecb37")
+EXTEND_TASKS = ("017c7c7b", "963e52fc", "a416b8f3")
 
 
 def _axis_rule(sizes_in: list[int], sizes_out: list[int]) -> Callable[[int], int | None] | None:
@@ -103,10 +104,13 @@ def continue_pattern(
 
 def extended_grids(problem: Problem) -> list[np.ndarray | None] | None:
     """The pattern of each grid (demonstration inputs, then test inputs) continued to its
-    predicted output shape; ``None`` when the outputs keep their inputs' shapes or no shape
-    rule fits (a grid the rule can't size gets ``None``)."""
-    pairs = zip(problem.demo_inputs, problem.demo_outputs, strict=True)
+    predicted output shape; ``None`` when the outputs keep their inputs' shapes, some output
+    is smaller than its input along an axis, or no shape rule fits (a grid the rule can't
+    size gets ``None``)."""
+    pairs = list(zip(problem.demo_inputs, problem.demo_outputs, strict=True))
     if all(i.shape == o.shape for i, o in pairs):
+        return None
+    if any(o.shape[0] < i.shape[0] or o.shape[1] < i.shape[1] for i, o in pairs):
         return None
     rule = shape_rule(problem)
     if rule is None:

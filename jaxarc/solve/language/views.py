@@ -74,7 +74,7 @@ from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
 from jaxarc.solve.language.corners import corner_parts, window_views
 from jaxarc.solve.language.counts import count_views
 from jaxarc.solve.language.dedupe import dedupe_views
-from jaxarc.solve.language.extend import EXTEND_TASKS, extended_grids
+from jaxarc.solve.language.extend import extended_grids
 from jaxarc.solve.language.hidden import hidden_views, repair_periodic
 from jaxarc.solve.language.keyed import keyed_views
 from jaxarc.solve.language.lookup import lookup_views
@@ -288,7 +288,6 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "shift": ("1caeab9d", "5521c0d9", "a1570a43", "a79310a0", "dc433765"),
     "recolour": ("272f95fa", "868de0fa", "d2abd087", "ddf7fa4f"),
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
-    "extend": EXTEND_TASKS,
     "stamp": ("0962bcdd", "3ac3eb23", "6c434453", "8403a5d5", "93b581b8", "95990924", "a9f96cdd"),
     "paste": ("321b1fc6", "88a10436", "e76a88a6"),
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
@@ -314,7 +313,6 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "shift": ("shift",),
     "recolour": ("recolour",),
     "repair": ("repair",),
-    "extend": ("extend",),
     "stamp": ("stamp",),
     "paste": ("paste template", "move template"),
     "count": ("count",),
