@@ -9,8 +9,9 @@ import functools
 
 import numpy as np
 import pytest
+from training_tasks import text_grid as _grid
+from training_tasks import training_and_truth as _training
 
-from jaxarc.data import load_bank
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.language import program as program_module
 from jaxarc.solve.language.colours import GRID_RULE_TASKS, grid_colours
@@ -37,14 +38,7 @@ from jaxarc.solve.language.views import (
     repair_periodic,
     task_views,
 )
-from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
-
-
-@functools.cache
-def _training() -> tuple[dict[str, Problem], dict[str, list[np.ndarray]]]:
-    bank = load_bank("arc-agi-1/training")
-    problems = {p.task_id: p for p in problems_from_bank(bank)}
-    return problems, known_test_outputs(bank)
+from jaxarc.solve.problem import Problem
 
 
 @functools.cache
@@ -183,10 +177,6 @@ def test_the_documented_programs_predict_the_training_test_outputs() -> None:
 
 
 # --------------------------------------------------------- rules against NumPy loops
-
-
-def _grid(rows: list[str]) -> np.ndarray:
-    return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
 
 
 GRID = _grid(

@@ -4,12 +4,10 @@ training tasks it is documented to serve."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
+from training_tasks import training_and_truth as _training
 
-from jaxarc.data import load_bank
 from jaxarc.solve.language.extend import (
     EXTEND_TASKS,
     continue_pattern,
@@ -17,13 +15,7 @@ from jaxarc.solve.language.extend import (
     smallest_period,
 )
 from jaxarc.solve.language.finder import language_solutions
-from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
-
-
-@functools.cache
-def _training() -> tuple[dict[str, Problem], dict[str, list[np.ndarray]]]:
-    bank = load_bank("arc-agi-1/training")
-    return {p.task_id: p for p in problems_from_bank(bank)}, known_test_outputs(bank)
+from jaxarc.solve.problem import Problem
 
 
 def _problem(pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> Problem:

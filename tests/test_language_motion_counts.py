@@ -3,26 +3,16 @@ loops on small grids, and the training tasks that need them (no program without 
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
+from training_tasks import text_grid as _grid
+from training_tasks import training_problems as _training
 
-from jaxarc.data import load_bank
 from jaxarc.solve.language.counts import colour_lists, grid_counts, learned_order
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.motion import attract, attract_pairs
 from jaxarc.solve.language.views import VIEW_KINDS, task_views
-from jaxarc.solve.problem import Problem, problems_from_bank
-
-
-@functools.cache
-def _training() -> dict[str, Problem]:
-    return {p.task_id: p for p in problems_from_bank(load_bank("arc-agi-1/training"))}
-
-
-def _grid(rows: list[str]) -> np.ndarray:
-    return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
+from jaxarc.solve.problem import Problem
 
 
 def test_grid_counts_match_loops() -> None:

@@ -3,13 +3,12 @@ checked against NumPy loops, and the training tasks each property serves."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 from scipy import ndimage
+from training_tasks import text_grid as _grid
+from training_tasks import training_and_truth as _training
 
-from jaxarc.data import load_bank
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.recolour import (
     PROPERTIES,
@@ -19,17 +18,7 @@ from jaxarc.solve.language.recolour import (
     recolour_keys,
 )
 from jaxarc.solve.language.views import VIEW_TASKS, task_views
-from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
-
-
-@functools.cache
-def _training() -> tuple[dict[str, Problem], dict[str, list[np.ndarray]]]:
-    bank = load_bank("arc-agi-1/training")
-    return {p.task_id: p for p in problems_from_bank(bank)}, known_test_outputs(bank)
-
-
-def _grid(rows: list[str]) -> np.ndarray:
-    return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
+from jaxarc.solve.problem import Problem
 
 
 def _by_size_loop(grid: np.ndarray, source: int, key: dict[int, int], default: int) -> np.ndarray:

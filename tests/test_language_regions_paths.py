@@ -3,28 +3,16 @@ loops on small grids, and the training tasks they solve (no program without them
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
+from training_tasks import text_grid as _grid
+from training_tasks import training_and_truth as _training
 
-from jaxarc.data import load_bank
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.masks import FAMILY_NAMES, FAMILY_TASKS
 from jaxarc.solve.language.rays import BORDER, DIRECTIONS, first_colour, path_masks
 from jaxarc.solve.language.regions import background_regions, region_masks
 from jaxarc.solve.language.views import VIEW_KINDS
-from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
-
-
-@functools.cache
-def _training() -> tuple[dict[str, Problem], dict[str, list[np.ndarray]]]:
-    bank = load_bank("arc-agi-1/training")
-    return {p.task_id: p for p in problems_from_bank(bank)}, known_test_outputs(bank)
-
-
-def _grid(rows: list[str]) -> np.ndarray:
-    return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
 
 
 def _walk(grid: np.ndarray, r: int, c: int, direction: str, bg: int) -> int:

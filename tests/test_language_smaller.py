@@ -6,12 +6,11 @@ solves the demonstrations and predicts the test outputs)."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
+from training_tasks import text_grid as _grid
+from training_tasks import training_and_truth as _training
 
-from jaxarc.data import load_bank
 from jaxarc.solve.language.corners import CORNER_VIEW_TASKS, corner_windows, window_views
 from jaxarc.solve.language.dedupe import DEDUPE_VIEW_TASKS, dedupe, dedupe_views
 from jaxarc.solve.language.finder import language_solutions
@@ -30,17 +29,7 @@ from jaxarc.solve.language.objects import (
     grid_objects,
     multi4_objects,
 )
-from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
-
-
-@functools.cache
-def _training() -> tuple[dict[str, Problem], dict[str, list[np.ndarray]]]:
-    bank = load_bank("arc-agi-1/training")
-    return {p.task_id: p for p in problems_from_bank(bank)}, known_test_outputs(bank)
-
-
-def _grid(rows: list[str]) -> np.ndarray:
-    return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
+from jaxarc.solve.problem import Problem
 
 
 def test_repair_symmetric_fills_from_the_mirrors_the_known_cells_agree_with() -> None:

@@ -4,27 +4,16 @@ test)."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
+from training_tasks import text_grid as _grid
+from training_tasks import training_and_truth as _training
 
-from jaxarc.data import load_bank
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.stamps import OWN, learn_stamps, stamp_grid, stamp_views
 from jaxarc.solve.language.views import VIEW_KINDS, VIEW_TASKS
-from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
-
-
-@functools.cache
-def _training() -> tuple[dict[str, Problem], dict[str, list[np.ndarray]]]:
-    bank = load_bank("arc-agi-1/training")
-    return {p.task_id: p for p in problems_from_bank(bank)}, known_test_outputs(bank)
-
-
-def _grid(rows: list[str]) -> np.ndarray:
-    return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
+from jaxarc.solve.problem import Problem
 
 
 def _problem(pairs: list[tuple[list[str], list[str]]], tests: list[list[str]]) -> Problem:

@@ -1,0 +1,28 @@
+"""The ARC-AGI-1 training tasks the language tests check rules on, loaded once per test
+process, and small grids written as text."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from jaxarc.data import load_bank
+from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
+
+
+@functools.cache
+def training_and_truth() -> tuple[dict[str, Problem], dict[str, list[np.ndarray]]]:
+    """The training tasks by id, and their test outputs by id (for scoring only)."""
+    bank = load_bank("arc-agi-1/training")
+    return {p.task_id: p for p in problems_from_bank(bank)}, known_test_outputs(bank)
+
+
+def training_problems() -> dict[str, Problem]:
+    """The training tasks by id."""
+    return training_and_truth()[0]
+
+
+def text_grid(rows: list[str]) -> np.ndarray:
+    """``["012", "340"]`` as an ``int8`` grid ``[2, 3]``."""
+    return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
