@@ -250,6 +250,8 @@ def test_the_shipped_network_loads_fits_this_vocabulary_and_names_what_it_saw() 
     families change without training it again fails here), keeps the policy contract,
     records ARC-AGI-1 training tasks 100-399 as seen and the tuning split as unseen, and
     ``--prior network`` starts program-rl from it."""
+    from test_program_rl import package_data
+
     from jaxarc.cli import solve as cli_solve
     from jaxarc.data import load_bank
     from jaxarc.solve import method_choice
@@ -257,6 +259,7 @@ def test_the_shipped_network_loads_fits_this_vocabulary_and_names_what_it_saw() 
     from jaxarc.solve.problem import problems_from_bank
     from jaxarc.solve.program_rl_method import SHIPPED_NETWORK_DIR
 
+    assert {"solve/priors/*/network.eqx", "solve/priors/*/network.json"} <= package_data()
     policy = load_network(SHIPPED_NETWORK_DIR)
     check_program_policy(policy, vocabulary_sizes=(64,))
     problems = problems_from_bank(load_bank("arc-agi-1/training"))
