@@ -123,6 +123,7 @@ def test_no_key_when_a_value_becomes_two_colours_or_objects_split() -> None:
     assert "recolour" not in " ".join(task_views(split))
 
 
+@pytest.mark.long  # every listed task searched whole (make test-long; CI runs it)
 @pytest.mark.parametrize("prop", tuple(RECOLOUR_TASKS))
 def test_each_property_recolours_its_training_tasks(prop: str) -> None:
     """The recolour view alone solves each task (a program that recolours by ``prop``)

@@ -153,6 +153,7 @@ def test_only_the_mirrors_fill_the_hidden_cells_of_five_tasks() -> None:
             assert any(v.shape == out.shape and (v == out).all() for v in views.values())
 
 
+@pytest.mark.long  # every listed task searched whole (make test-long; CI runs it)
 @pytest.mark.parametrize(("task_id", "prefix"), SERVED)
 def test_the_view_solves_its_training_tasks(task_id: str, prefix: str) -> None:
     problems, outputs = _training()

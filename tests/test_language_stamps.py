@@ -120,6 +120,7 @@ def test_paste_views_fit_only_where_the_pasted_cells_are_the_outputs() -> None:
     assert paste_views(problem, 0) == ()
 
 
+@pytest.mark.long  # every listed task searched whole (make test-long; CI runs it)
 @pytest.mark.parametrize("kind", ["stamp", "paste"])
 def test_stamp_and_paste_views_solve_their_training_tasks(kind: str) -> None:
     """Each listed task's first program starts from the view and solves the demonstrations
