@@ -27,6 +27,7 @@ import numpy as np
 from jaxtyping import Int8
 
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.selectors import cells_box
 
 
 def corner_windows(
@@ -92,8 +93,8 @@ def window_views(problem: Problem, grid: Int8[np.ndarray, "H W"], bg: int) -> di
     content = grid != bg
     outs = {o.shape for o in problem.demo_outputs}
     if content.any() and len(outs) == 1:
-        rows, cols = np.flatnonzero(content.any(1)), np.flatnonzero(content.any(0))
-        box = grid[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+        r1, c1, r2, c2 = cells_box(content)
+        box = grid[r1 : r2 + 1, c1 : c2 + 1]
         sources["content window"] = (box, next(iter(outs)))
     views = {}
     for prefix, (source, shape) in sources.items():

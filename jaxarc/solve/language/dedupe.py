@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from jaxtyping import Int8
 
+from jaxarc.solve.selectors import cells_box
+
 
 def dedupe(grid: Int8[np.ndarray, "H W"]) -> Int8[np.ndarray, "h w"]:
     """``grid`` with each run of equal adjacent rows, then of equal adjacent columns, kept
@@ -34,8 +36,8 @@ def dedupe_views(grid: Int8[np.ndarray, "H W"], bg: int) -> dict[str, np.ndarray
     views = {"dedupe": dedupe(grid)}
     content = grid != bg
     if content.any():
-        rows, cols = np.flatnonzero(content.any(1)), np.flatnonzero(content.any(0))
-        views["dedupe content"] = dedupe(grid[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1])
+        r1, c1, r2, c2 = cells_box(content)
+        views["dedupe content"] = dedupe(grid[r1 : r2 + 1, c1 : c2 + 1])
     return views
 
 

@@ -4,9 +4,10 @@ by the environment.
 For every view that fits the task (output size first), :func:`find_cover` chooses the
 paints; a program is kept when the environment, replaying it, turns every demonstration
 input into its output (:func:`~jaxarc.solve.language.program.play_on_task`). Kept programs
-are ranked by size (the view and the paints it uses: fewer first, as the anchors rank
-candidates by simplicity; programs from a stamp view after all others: a learned pattern
-can describe a demonstration without explaining it), then by the views' order; two
+are ranked by :attr:`~jaxarc.solve.language.program.LanguageProgram.rank` (programs from a
+stamp view after all others: a learned pattern can describe a demonstration without
+explaining it; then by size, the view and the paints it uses: fewer first, as the anchors
+rank candidates by simplicity), then by the views' order; two
 programs with the same test predictions are one.
 """
 
@@ -96,7 +97,7 @@ def _language_solutions(
                 programs.append((weak, LanguageProgram(name, tuple(other)), column))
     # every paint seen at work in two demonstrations first, then the simplest (stable:
     # the views' order on a tie)
-    programs.sort(key=lambda item: (item[0], item[1].view.startswith("stamp"), item[1].size))
+    programs.sort(key=lambda item: (item[0], *item[1].rank))
     found: list[LanguageSolution] = []
     for _, program, column in programs:
         solves, predictions = play_on_task(problem, program, column)

@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from jaxtyping import Int8
 
+from jaxarc.solve.selectors import cells_box
+
 MAX_AXIS_OFFSET = 4  # mirror axes up to this many half-cells off the grid's centre
 MIN_AGREEING = 0.5  # a mirror is kept when at least this share of the known cells pair up
 
@@ -123,8 +125,8 @@ def hidden_views(grid: Int8[np.ndarray, "H W"], hidden: list[int]) -> dict[str, 
             views[f"repair mirror colour {colour}"] = mirrored
         filled = periodic[colour] if periodic[colour] is not None else mirrored
         if filled is not None:
-            rows, cols = np.flatnonzero(cells.any(1)), np.flatnonzero(cells.any(0))
-            box = filled[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+            r1, c1, r2, c2 = cells_box(cells)
+            box = filled[r1 : r2 + 1, c1 : c2 + 1]
             views[f"repair crop colour {colour}"] = np.ascontiguousarray(box)
     return views
 

@@ -39,6 +39,9 @@ from jaxarc.solve.language.paint import Paint, paint_cells, view_masks
 from jaxarc.solve.language.views import View
 from jaxarc.solve.problem import MAX_SIDE, Problem
 
+# views whose programs rank after all others: a learned pattern can describe a
+# demonstration without explaining it
+LAST_VIEWS = ("stamp",)
 STEP_BUCKETS = (16, 32, 64, 128)  # a grid's actions are padded to one of these (one compile each)
 SLOTS = 16  # grids per replay call
 
@@ -60,6 +63,12 @@ class LanguageProgram:
         and each paint."""
         learned_key = 2 * self.view.startswith("recolour ")
         return (self.view != "input") + learned_key + len(self.paints)
+
+    @property
+    def rank(self) -> tuple[bool, int]:
+        """Where it ranks among a task's programs, lower first: a program from a view of
+        :data:`LAST_VIEWS` after all others, then by :attr:`size`."""
+        return self.view.startswith(LAST_VIEWS), self.size
 
 
 def grid_actions(

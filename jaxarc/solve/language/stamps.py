@@ -175,10 +175,11 @@ def stamp_grid(grid: Int8[np.ndarray, "H W"], bg: int, stamps: Stamps) -> np.nda
     return out
 
 
-def stamp_views(problem: Problem, bg: int) -> dict[str, Stamps]:
-    """``{"stamp KIND": stamps}`` for each kind of :data:`STAMP_KINDS` whose learned stamps
-    write only the outputs' colours on every demonstration and fix some cell, and stamp
-    some grid of the task (demonstration or test input) otherwise than the kinds before."""
+def stamp_views(problem: Problem, bg: int) -> dict[str, list[np.ndarray]]:
+    """``{"stamp KIND": the stamped grids}`` (demonstration inputs, then test inputs) for
+    each kind of :data:`STAMP_KINDS` whose learned stamps write only the outputs' colours on
+    every demonstration and fix some cell, and stamp some grid of the task otherwise than
+    the kinds before."""
     found = {}
     grids = [*problem.demo_inputs, *problem.test_inputs]
     made: list[list[np.ndarray]] = []
@@ -203,5 +204,5 @@ def stamp_views(problem: Problem, bg: int) -> dict[str, Stamps]:
             fixed += int(written.sum())
         else:
             if fixed:
-                found[f"stamp {kind}"] = stamps
+                found[f"stamp {kind}"] = stamped
     return found

@@ -32,20 +32,20 @@ ARC-AGI-1 training tasks:
 * ``repair colour k``: the cells of colour ``k`` (a colour of every demonstration input and
   no output) filled from the smallest period (rows, columns) the other cells repeat with (a
   pattern with a hole in it);
-* ``extend pattern``: the input's pattern carried on (its smallest period, rows and
-  columns) into an output whose size a rule of the demonstrations gives
-  (:mod:`jaxarc.solve.language.extend`);
 * ``repair crop colour k`` / ``repair mirror colour k``: the cells of colour ``k`` filled
   from a period or from the grid's mirrors, cut to their box or whole
   (:mod:`jaxarc.solve.language.hidden`); ``crop multi8 most colour c``: the object holding
   the most cells of colour ``c`` (:func:`~jaxarc.solve.language.objects.colour_holding_picks`);
 * ``corners``, ``corners folded``: a ``parts`` view of the output-shaped windows at the
-  input's corners (:mod:`jaxarc.solve.language.corners`); ``keyed on pattern``, ``keyed
-  on key``: a one-colour pattern in a small key's colours
+  input's corners, and ``window X`` one of them (:mod:`jaxarc.solve.language.corners`);
+  ``keyed on pattern``, ``keyed on key``: a one-colour pattern in a small key's colours
   (:mod:`jaxarc.solve.language.keyed`); ``dedupe``, ``dedupe content``: each run of equal
   rows and columns kept once (:mod:`jaxarc.solve.language.dedupe`); ``lookup X``: the
   output of the demonstration whose input has the same key
   (:mod:`jaxarc.solve.language.lookup`);
+* ``extend pattern``: the input's pattern carried on (its smallest period, rows and
+  columns) into an output whose size a rule of the demonstrations gives
+  (:mod:`jaxarc.solve.language.extend`);
 * ``paste template`` / ``move template``: the grid's one picture of several colours drawn
   on every marker (:mod:`jaxarc.solve.language.paste`);
 * ``stamp KIND``: a pattern learned from the demonstrations drawn around every object of
@@ -92,7 +92,7 @@ from jaxarc.solve.language.panels import cell_crops
 from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
-from jaxarc.solve.language.stamps import stamp_grid, stamp_views
+from jaxarc.solve.language.stamps import stamp_views
 from jaxarc.solve.language.view_kinds import (
     CONTENT_CROPS,
     CROP_PICK_TASKS,
@@ -342,8 +342,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             pasted = paste_template(grid, bg, move=name == "move template")
             if pasted is not None:
                 views[name] = _plain(pasted, bg)
-        for name, stamps in stamped.items():
-            views[name] = _plain(stamp_grid(grid, bg, stamps), bg)
+        for name, column in stamped.items():
+            views[name] = _plain(column[k], bg)
         for name, column in counted.items():
             if column[k] is not None:
                 canvas, masks = column[k]
