@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 from training_tasks import text_grid as _grid
+from training_tasks import text_problem as _problem
 from training_tasks import training_and_truth as _training
 
 from jaxarc.solve.language.finder import language_solutions
@@ -18,7 +19,6 @@ from jaxarc.solve.language.recolour import (
     recolour_keys,
 )
 from jaxarc.solve.language.views import VIEW_TASKS, task_views
-from jaxarc.solve.problem import Problem
 
 
 def _by_size_loop(grid: np.ndarray, source: int, key: dict[int, int], default: int) -> np.ndarray:
@@ -29,15 +29,6 @@ def _by_size_loop(grid: np.ndarray, source: int, key: dict[int, int], default: i
         cells = labels == k
         out[cells] = key.get(int(cells.sum()), default)
     return out
-
-
-def _problem(pairs: list[tuple[list[str], list[str]]], tests: list[list[str]]) -> Problem:
-    return Problem(
-        "hand-made",
-        tuple(_grid(i) for i, _ in pairs),
-        tuple(_grid(o) for _, o in pairs),
-        tuple(_grid(t) for t in tests),
-    )
 
 
 def test_a_size_key_with_one_exception_paints_unseen_sizes_by_its_default() -> None:

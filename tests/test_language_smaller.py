@@ -112,30 +112,24 @@ def test_keyed_colours_the_pattern_by_the_key() -> None:
     np.testing.assert_array_equal(big, np.kron(_grid(["20", "05"]), np.ones((2, 2), np.int8)))
 
 
+RULE_TABLES = (
+    HIDDEN_VIEW_TASKS,
+    DEDUPE_VIEW_TASKS,
+    LOOKUP_VIEW_TASKS,
+    COLOUR_HOLDING_TASKS,
+    CORNER_VIEW_TASKS,
+    KEYED_VIEW_TASKS,
+)
 SERVED = [
     (task_id, prefix)
-    for table in (
-        HIDDEN_VIEW_TASKS,
-        DEDUPE_VIEW_TASKS,
-        LOOKUP_VIEW_TASKS,
-        COLOUR_HOLDING_TASKS,
-        CORNER_VIEW_TASKS,
-        KEYED_VIEW_TASKS,
-    )
+    for table in RULE_TABLES
     for prefix, task_ids in table.items()
     for task_id in task_ids
 ]
 
 
 def test_each_rule_serves_three_training_tasks() -> None:
-    for table in (
-        HIDDEN_VIEW_TASKS,
-        DEDUPE_VIEW_TASKS,
-        LOOKUP_VIEW_TASKS,
-        COLOUR_HOLDING_TASKS,
-        CORNER_VIEW_TASKS,
-        KEYED_VIEW_TASKS,
-    ):
+    for table in RULE_TABLES:
         rules = {k: v for k, v in table.items() if k != "repair mirror"}  # see below
         assert all(len(set(ids)) >= 3 for ids in rules.values()), table
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from training_tasks import text_grid as _grid
+from training_tasks import text_problem as _problem
 from training_tasks import training_and_truth as _training
 
 from jaxarc.solve.language.finder import language_solutions
@@ -14,16 +15,6 @@ from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.stamps import OWN, learn_stamps, stamp_grid, stamp_views
 from jaxarc.solve.language.views import VIEW_KINDS, VIEW_TASKS
 from jaxarc.solve.problem import Problem
-
-
-def _problem(pairs: list[tuple[list[str], list[str]]], tests: list[list[str]]) -> Problem:
-    return Problem(
-        "hand-made",
-        tuple(_grid(i) for i, _ in pairs),
-        tuple(_grid(o) for _, o in pairs),
-        tuple(_grid(t) for t in tests),
-    )
-
 
 # a cell of colour 2 gets a 3 above it and a 4 to its right, and its shape's pattern (a
 # single cell: the colour of its own cell below it) serves the new colour 6 of the test

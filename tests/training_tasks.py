@@ -26,3 +26,14 @@ def training_problems() -> dict[str, Problem]:
 def text_grid(rows: list[str]) -> np.ndarray:
     """``["012", "340"]`` as an ``int8`` grid ``[2, 3]``."""
     return np.asarray([[int(ch) for ch in row] for row in rows], np.int8)
+
+
+def text_problem(pairs: list[tuple[list[str], list[str]]], tests: list[list[str]]) -> Problem:
+    """A hand-made task: demonstration ``(input, output)`` pairs and test inputs, each grid
+    written as text (:func:`text_grid`)."""
+    return Problem(
+        "hand-made",
+        tuple(text_grid(i) for i, _ in pairs),
+        tuple(text_grid(o) for _, o in pairs),
+        tuple(text_grid(t) for t in tests),
+    )
