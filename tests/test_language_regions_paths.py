@@ -10,7 +10,14 @@ from training_tasks import training_and_truth as _training
 
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.masks import FAMILY_NAMES, FAMILY_TASKS
-from jaxarc.solve.language.rays import BORDER, DIRECTIONS, first_colour, path_masks
+from jaxarc.solve.language.rays import (
+    BORDER,
+    DIRECTIONS,
+    colours_behind,
+    first_colour,
+    path_masks,
+    ray_masks,
+)
 from jaxarc.solve.language.regions import background_regions, region_masks
 from jaxarc.solve.language.views import VIEW_KINDS
 
@@ -36,6 +43,39 @@ def test_first_colour_matches_a_walk() -> None:
         for r, c in np.ndindex(*grid.shape):
             want = _walk(grid, r, c, direction, 0) if free[r, c] else -1
             assert found[r, c] == want, (direction, r, c)
+
+
+def _walk_reaches(grid: np.ndarray, r: int, c: int, direction: str, colour: int, bg: int):
+    """Whether a ray from a cell of ``colour`` going ``direction`` reaches ``(r, c)``: any
+    such cell behind it, and (``free``) whether one is behind it across background only."""
+    dr, dc = DIRECTIONS[direction]
+    any_behind, free_behind, clear = False, False, grid[r, c] == bg
+    r, c = r - dr, c - dc
+    while 0 <= r < grid.shape[0] and 0 <= c < grid.shape[1]:
+        if grid[r, c] == colour:
+            any_behind = True
+            free_behind = free_behind or clear
+        clear = clear and grid[r, c] == bg
+        r, c = r - dr, c - dc
+    return any_behind, free_behind
+
+
+@pytest.mark.parametrize("bg", [0, 3])
+def test_ray_masks_match_a_walk(bg: int) -> None:
+    rng = np.random.default_rng(bg)
+    grid = np.where(rng.random((5, 8)) < 0.35, rng.integers(0, 10, (5, 8)), bg).astype(np.int8)
+    masks = dict(ray_masks(grid, bg))
+    for direction in DIRECTIONS:
+        behind = colours_behind(grid, direction)
+        assert behind.dtype == np.int16 and behind.shape == grid.shape
+        for colour in range(10):
+            ray = masks[f"ray {direction} from colour {colour}"]
+            free = masks[f"free ray {direction} from colour {colour}"]
+            assert ray.dtype == free.dtype == np.bool_
+            for r, c in np.ndindex(*grid.shape):
+                want_any, want_free = _walk_reaches(grid, r, c, direction, colour, bg)
+                assert ray[r, c] == want_any, (direction, colour, r, c)
+                assert free[r, c] == want_free, (direction, colour, r, c)
 
 
 def test_paths_stop_at_a_colour_or_reach_the_border() -> None:

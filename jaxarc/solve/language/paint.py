@@ -210,6 +210,7 @@ class CoverTables:
             if template is not None:
                 self.templates.setdefault(template, []).append((colour, k))
         self._self_tables = {kind: self._self_table(kind) for kind in SELF_KINDS}
+        self._template_cells = np.stack([table[3] for table in self._self_tables.values()])
 
     def _self_table(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For the self paints of ``kind``, over the templates in order: the members'
@@ -254,28 +255,23 @@ class CoverTables:
         grid's), then fills and self paints kept to the cells of one colour."""
         free = ~later
         paints: list[Paint] = []
-        rows: list[np.ndarray] = []
-
-        def add(paint: Paint, written: np.ndarray) -> None:
-            if (written & remaining).any():
-                paints.append(paint)
-                rows.append(written)
-
+        blocks: list[np.ndarray] = []  # the cells the paints write, a block [p, N] at a time
         colour_map = self._colour_map(free)
         if colour_map:
             written = np.isin(self.source, [a for a, _ in colour_map])
-            add(Paint("map", "colour map", " ".join(f"{a}>{b}" for a, b in colour_map)), written)
+            if (written & remaining).any():
+                paints.append(
+                    Paint("map", "colour map", " ".join(f"{a}>{b}" for a, b in colour_map))
+                )
+                blocks.append(written[None])
         bad = self._bad_rows(later)  # [R, 10 + 1 + grid rules]
         gains = self.cells_f @ remaining.astype(np.float32)  # [R]
         useful = gains > 0.5
-        self._self_paints(bad, np.ones_like(free), -1, add)
-        for k in np.flatnonzero(useful & ~bad[:, 10]):
-            add(Paint("copy", self.names[k]), self.cells[k])
-        safe = self._safe_fills(bad) & useful[:, None]
-        for k in np.flatnonzero(safe.any(1)):
-            q = int(np.flatnonzero(safe[k])[0])
-            paints.append(Paint("fill", self.names[k], COLOUR_RULES[q]))
-            rows.append(self.cells[k])
+        self._self_paints(bad, None, remaining, -1, paints, blocks)
+        copies = np.flatnonzero(useful & ~bad[:, 10])
+        paints.extend(Paint("copy", self.names[k]) for k in copies)
+        blocks.append(self.cells[copies])
+        self._fills(self._safe_fills(bad) & useful[:, None], None, -1, paints, blocks)
         # kept to the source's cells of one colour: every colour's counts in two products
         colours = np.unique(self.source)
         insides = self.source[None] == colours[:, None]  # [C, N]
@@ -294,15 +290,30 @@ class CoverTables:
             bad_all = (self.cells_f @ weights).reshape(len(self.names), len(colours), checks)
             for j, (colour, inside) in enumerate(zip(colours, insides, strict=True)):
                 bad_here = bad_all[:, j] > 0.5
-                self._self_paints(bad_here, inside, int(colour), add)
+                self._self_paints(bad_here, inside, remaining, int(colour), paints, blocks)
                 safe = self._safe_fills(bad_here) & useful_here[:, j, None]
-                for k in np.flatnonzero(safe.any(1)):
-                    q = int(np.flatnonzero(safe[k])[0])
-                    paints.append(Paint("fill", self.names[k], COLOUR_RULES[q], int(colour)))
-                    rows.append(self.cells[k] & inside)
+                self._fills(safe, inside, int(colour), paints, blocks)
         if not paints:
             return [], np.zeros((0, self.out.size), bool)
-        return paints, np.stack(rows)
+        return paints, np.concatenate(blocks)
+
+    def _fills(
+        self,
+        safe: np.ndarray,
+        inside: np.ndarray | None,
+        within: int,
+        paints: list[Paint],
+        blocks: list[np.ndarray],
+    ) -> None:
+        """Each rule's first safe fill by ``safe [R, Q]``, kept to the ``inside`` cells
+        (``None``: all), appended to ``paints`` and its cells to ``blocks``."""
+        rules = np.flatnonzero(safe.any(1))
+        firsts = safe[rules].argmax(1)
+        paints.extend(
+            Paint("fill", self.names[k], COLOUR_RULES[q], within)
+            for k, q in zip(rules.tolist(), firsts.tolist(), strict=True)
+        )
+        blocks.append(self.cells[rules] if inside is None else self.cells[rules] & inside)
 
     def _safe_fills(self, bad: np.ndarray) -> np.ndarray:
         """``[R, Q]``: fills that write no wrong cell by ``bad`` and whose colour every
@@ -312,22 +323,37 @@ class CoverTables:
             safe[:, q] = ~bad[:, q] if q < 10 else ~bad[:, 11 + q - 10]
         return safe & self.used[:, None]
 
-    def _self_paints(self, bad: np.ndarray, inside: np.ndarray, within: int, add) -> None:
-        """Each safe self paint (``self fg`` and ``self``), kept to the ``inside`` cells:
-        per template in order, ``self fg`` first; a paint is safe when none of its members
-        (rule ``k`` of colour ``c``) is ``bad[k, c]``."""
+    def _self_paints(
+        self,
+        bad: np.ndarray,
+        inside: np.ndarray | None,
+        remaining: np.ndarray,
+        within: int,
+        paints: list[Paint],
+        blocks: list[np.ndarray],
+    ) -> None:
+        """Each safe self paint (``self fg`` and ``self``) kept to the ``inside`` cells
+        (``None``: all) that fixes a ``remaining`` cell: per template in order, ``self fg``
+        first; a paint is safe when none of its members (rule ``k`` of colour ``c``) is
+        ``bad[k, c]``."""
         count = len(self.templates)
-        safe = {}
-        for kind, (colours, rows, owners, _) in self._self_tables.items():
+        if count == 0:
+            return
+        target = remaining if inside is None else remaining & inside
+        chosen = []  # [kinds, T]
+        for colours, rows, owners, cells in self._self_tables.values():
             members = np.bincount(owners, minlength=count)
             wrong = np.bincount(owners, weights=bad[rows, colours], minlength=count)
-            safe[kind] = (members > 0) & (wrong < 0.5)
-        templates = list(self.templates)
-        for t in np.flatnonzero(np.any(list(safe.values()), axis=0)):
-            for kind in SELF_KINDS:
-                if safe[kind][t]:
-                    written = self._self_tables[kind][3][t] & inside
-                    add(Paint(kind, templates[t], within=within), written)
+            fixes = cells.astype(np.float32) @ target.astype(np.float32) > 0.5
+            chosen.append((members > 0) & (wrong < 0.5) & fixes)
+        templates, kinds = np.nonzero(np.asarray(chosen).T)  # template-major, kinds in order
+        names = list(self.templates)
+        paints.extend(
+            Paint(SELF_KINDS[k], names[t], within=within)
+            for t, k in zip(templates.tolist(), kinds.tolist(), strict=True)
+        )
+        written = self._template_cells[kinds, templates]
+        blocks.append(written if inside is None else written & inside)
 
     def _colour_map(self, free: np.ndarray) -> list[tuple[int, int]]:
         """``[(a, b), ...]``: the colours ``a`` whose every source cell outside a later

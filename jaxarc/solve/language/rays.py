@@ -122,8 +122,35 @@ def _mirror(x):
     return None if x is None else x[:, ::-1]
 
 
+def colours_behind(grid: Int8[np.ndarray, "H W"], direction: str) -> np.ndarray:
+    """``[H, W]`` ``int16``: bit ``c`` set where a cell of colour ``c`` lies behind the
+    cell (a ray going ``direction`` from it reaches the cell): :func:`ray` for every colour
+    at once."""
+    vertical, _, horizontal = direction.partition("-")
+    if not horizontal and vertical in ("left", "right"):
+        return colours_behind(grid.T, "down" if vertical == "right" else "up").T
+    if vertical == "up":
+        return colours_behind(grid[::-1], direction.replace("up", "down"))[::-1]
+    if horizontal == "left":
+        return colours_behind(grid[:, ::-1], "down-right")[:, ::-1]
+    bits = np.left_shift(np.int16(1), grid.astype(np.int16))
+    if horizontal == "right":  # down the columns of the skewed grid
+        return unskew(_bits_down(skew(bits, 0)), grid.shape[1])
+    return _bits_down(bits)
+
+
+def _bits_down(bits: np.ndarray) -> np.ndarray:
+    below = np.zeros_like(bits)
+    below[1:] = np.bitwise_or.accumulate(bits, axis=0)[:-1]
+    return below
+
+
 def ray_masks(grid: np.ndarray, bg: int) -> NamedMasks:
     free = grid == bg
+    behind = {d: colours_behind(grid, d) for d in DIRECTIONS}
+    # a free ray of a colour other than the background reaches the free cells whose first
+    # other cell, looking back, has that colour
+    back = {d: first_colour(grid, free, OPPOSITE[d]) for d in DIRECTIONS}
     for c in COLOURS:
         cells = grid == c
         for direction in DIRECTIONS:
@@ -131,8 +158,11 @@ def ray_masks(grid: np.ndarray, bg: int) -> NamedMasks:
                 yield f"ray {direction} from colour {c}", cells
                 yield f"free ray {direction} from colour {c}", cells
                 continue
-            yield f"ray {direction} from colour {c}", ray(cells, direction)
-            yield f"free ray {direction} from colour {c}", ray(cells, direction, free)
+            yield f"ray {direction} from colour {c}", (behind[direction] >> c) & 1 == 1
+            if c == bg:
+                yield f"free ray {direction} from colour {c}", ray(cells, direction, free)
+            else:
+                yield f"free ray {direction} from colour {c}", back[direction] == c
 
 
 def _look_down(grid: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -197,4 +227,12 @@ def path_masks(grid: np.ndarray, bg: int) -> NamedMasks:
             yield f"diagonal paths to colour {a} from colour {c}", diagonal[a]
 
 
-__all__ = ["BORDER", "DIRECTIONS", "first_colour", "path_masks", "ray", "ray_masks"]
+__all__ = [
+    "BORDER",
+    "DIRECTIONS",
+    "colours_behind",
+    "first_colour",
+    "path_masks",
+    "ray",
+    "ray_masks",
+]
