@@ -203,7 +203,12 @@ class CoverTables:
             ],
             axis=1,
         ).astype(np.float32)
-        self.wrong_counts = self.cells_f @ self.checks  # [R, K]
+        # [R, K] per colour of the source: the wrong writes on that colour's cells
+        self.colour_counts = {
+            int(c): self.cells_f[:, self.source == c] @ self.checks[self.source == c]
+            for c in np.unique(self.source)
+        }
+        self.wrong_counts = sum(self.colour_counts.values())  # [R, K]
         self.templates: dict[str, list[tuple[int, int]]] = {}
         for name, k in self.index.items():
             template, colour = colour_template(name)
@@ -272,7 +277,7 @@ class CoverTables:
         paints.extend(Paint("copy", self.names[k]) for k in copies)
         blocks.append(self.cells[copies])
         self._fills(self._safe_fills(bad) & useful[:, None], None, -1, paints, blocks)
-        # kept to the source's cells of one colour: every colour's counts in two products
+        # kept to the source's cells of one colour
         colours = np.unique(self.source)
         insides = self.source[None] == colours[:, None]  # [C, N]
         parts = insides & remaining[None]
@@ -283,13 +288,14 @@ class CoverTables:
         live = useful_here.any(0)
         if live.any():
             colours, insides, useful_here = colours[live], insides[live], useful_here[:, live]
-            # the cells a paint kept to a colour writes for good, weighted by each check
-            checked = (insides & free[None]).T.astype(np.float32)  # [N, C'']
-            checks = self.checks.shape[1]
-            weights = (checked[:, :, None] * self.checks[:, None, :]).reshape(len(checked), -1)
-            bad_all = (self.cells_f @ weights).reshape(len(self.names), len(colours), checks)
             for j, (colour, inside) in enumerate(zip(colours, insides, strict=True)):
-                bad_here = bad_all[:, j] > 0.5
+                # the cells a paint kept to a colour writes for good: that colour's cells
+                # outside the later paints
+                counts = self.colour_counts[int(colour)]
+                taken = inside & later
+                if taken.any():
+                    counts = counts - self.cells_f[:, taken] @ self.checks[taken]
+                bad_here = counts > 0.5
                 self._self_paints(bad_here, inside, remaining, int(colour), paints, blocks)
                 safe = self._safe_fills(bad_here) & useful_here[:, j, None]
                 self._fills(safe, inside, int(colour), paints, blocks)
