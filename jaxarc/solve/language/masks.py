@@ -214,6 +214,7 @@ def mirror_masks(grid: np.ndarray, bg: int) -> NamedMasks:
             yield f"box mirror {name} colour {c}", in_box
 
 
+@functools.lru_cache(maxsize=65536)
 def colour_template(name: str) -> tuple[str | None, int]:
     """``("rays up from colour {c}", 3)`` for ``"rays up from colour 3"``: the rule's
     template over colours and its colour; ``(None, -1)`` for a rule of no one colour."""

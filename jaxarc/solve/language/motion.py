@@ -136,15 +136,22 @@ def attract(grid: Int8[np.ndarray, "H W"], bg: int, mover: int, anchor: int) -> 
     return np.where(state < 0, bg, state % 10).astype(np.int8)
 
 
-def _fits(moved: list[np.ndarray], problem: Problem, bg: int, mover: int) -> bool:
-    """Some object moved; the moved grids hold the output's cells of the mover colour
-    (:data:`ANY`: every output's content lies on the moved grid's content)."""
-    demos = list(zip(moved, problem.demo_inputs, problem.demo_outputs, strict=True))
-    if all(np.array_equal(m, i) for m, i, _ in demos):
-        return False
-    if mover == ANY:
-        return all(((o != bg) <= (m != bg)).all() for m, _, o in demos)
-    return all(np.array_equal(m == mover, o == mover) for m, _, o in demos)
+def _fits(problem: Problem, bg: int, mover: int, anchor: int) -> bool:
+    """The demonstration inputs with ``mover`` slid toward ``anchor`` (:func:`attract`):
+    some object moved, and each moved grid holds its output's cells of the mover colour
+    (:data:`ANY`: every output's content lies on the moved grid's content). The grids are
+    moved one at a time, and the first that misses ends the check."""
+    changed = False
+    for grid, out in zip(problem.demo_inputs, problem.demo_outputs, strict=True):
+        moved = attract(grid, bg, mover, anchor)
+        if mover == ANY:
+            holds = ((out != bg) <= (moved != bg)).all()
+        else:
+            holds = np.array_equal(moved == mover, out == mover)
+        if not holds:
+            return False
+        changed = changed or not np.array_equal(moved, grid)
+    return changed
 
 
 def attract_pairs(problem: Problem, bg: int) -> list[Pair]:
@@ -162,15 +169,13 @@ def attract_pairs(problem: Problem, bg: int) -> list[Pair]:
         for anchor in colours:
             if anchor == mover:
                 continue
-            moved = [attract(i, bg, mover, anchor) for i in problem.demo_inputs]
-            if _fits(moved, problem, bg, mover):
+            if _fits(problem, bg, mover, anchor):
                 pairs.append((mover, anchor))
                 break
     if pairs:
         return pairs
     for anchor in (ANY, *colours):
-        moved = [attract(i, bg, ANY, anchor) for i in problem.demo_inputs]
-        if _fits(moved, problem, bg, ANY):
+        if _fits(problem, bg, ANY, anchor):
             return [(ANY, anchor)]
     return []
 
