@@ -167,15 +167,18 @@ class CoverTables:
 
     def __init__(self, views, outputs, colours, families: tuple[str, ...] = FAMILY_NAMES):
         all_masks = [view_masks(v, families) for v in views]
-        self.names = list(dict.fromkeys(n for masks in all_masks for n in masks))  # simplest first
-        self.index = {n: k for k, n in enumerate(self.names)}
+        names = list(dict.fromkeys(n for masks in all_masks for n in masks))  # simplest first
         parts = []
         for masks, out in zip(all_masks, outputs, strict=True):
             empty = np.zeros(out.size, bool)
-            parts.append(
-                np.stack([masks[n].reshape(-1) if n in masks else empty for n in self.names])
-            )
-        self.cells = np.concatenate(parts, axis=1)
+            parts.append(np.stack([masks[n].reshape(-1) if n in masks else empty for n in names]))
+        cells = np.concatenate(parts, axis=1)
+        # a rule that chooses no cell of any demonstration can fix nothing, and as a member
+        # of a self paint's template it writes nothing: only the others are kept
+        chosen = cells.any(1)
+        self.names = [n for n, keep in zip(names, chosen.tolist(), strict=True) if keep]
+        self.index = {n: k for k, n in enumerate(self.names)}
+        self.cells = cells[chosen]
         self.out = np.concatenate([out.reshape(-1) for out in outputs]).astype(np.int32)
         self.source = np.concatenate([v.source.reshape(-1) for v in views]).astype(np.int32)
         self.wrong = np.concatenate(
@@ -209,11 +212,15 @@ class CoverTables:
             for c in np.unique(self.source)
         }
         self.wrong_counts = sum(self.colour_counts.values())  # [R, K]
+        # the templates in the order of their first rule (kept or not: the order breaks
+        # ties between self paints), each with its kept rules
         self.templates: dict[str, list[tuple[int, int]]] = {}
-        for name, k in self.index.items():
+        for name in names:
             template, colour = colour_template(name)
             if template is not None:
-                self.templates.setdefault(template, []).append((colour, k))
+                members = self.templates.setdefault(template, [])
+                if name in self.index:
+                    members.append((colour, self.index[name]))
         self._self_tables = {kind: self._self_table(kind) for kind in SELF_KINDS}
         self._template_cells = np.stack([table[3] for table in self._self_tables.values()])
 
