@@ -154,6 +154,15 @@ def _fits(problem: Problem, bg: int, mover: int, anchor: int) -> bool:
     return changed
 
 
+def _may_move(problem: Problem, mover: int) -> bool:
+    """Whether every output holds as many cells of colour ``mover`` as its input, and some
+    output holds them elsewhere: what a fit of a pair with that mover needs."""
+    pairs = list(zip(problem.demo_inputs, problem.demo_outputs, strict=True))
+    if any((i == mover).sum() != (o == mover).sum() for i, o in pairs):
+        return False
+    return not all(np.array_equal(i == mover, o == mover) for i, o in pairs)
+
+
 def attract_pairs(problem: Problem, bg: int) -> list[Pair]:
     """The ``(mover, anchor)`` colour pairs the demonstrations show (see the module
     docstring); ``[]`` when outputs differ in shape from their inputs. Without a pair of
@@ -166,6 +175,9 @@ def attract_pairs(problem: Problem, bg: int) -> list[Pair]:
     colours = [c for c in range(10) if c != bg and all((i == c).any() for i in problem.demo_inputs)]
     pairs = []
     for mover in colours:
+        # sliding keeps a mover's cells (objects never overlap), and a fit moves some
+        if not _may_move(problem, mover):
+            continue
         for anchor in colours:
             if anchor == mover:
                 continue
