@@ -15,6 +15,8 @@ ARC-AGI-1 training tasks:
   least frequent colour; ``crop inside X``: a picked object's box one cell in from each
   side (what a frame holds); ``crop cell X``: one cell of a grid cut by whole lines of one
   colour (:func:`~jaxarc.solve.language.panels.grid_cells`), by its content;
+* ``mirror tile kh x kw (...)``: blocks of the input's turns and mirrors, one learned per
+  block from the demonstrations (:mod:`jaxarc.solve.language.mirrors`);
 * ``scale kh x kw`` / ``tile kh x kw`` / ``sample kh x kw``: every cell blown up to a block,
   the input repeated, every ``kh``-th row and ``kw``-th column kept, with the factors read
   off the first demonstration (``scale n x n (X)``: the factor a count gives,
@@ -79,6 +81,7 @@ from jaxarc.solve.language.hidden import hidden_views, repair_periodic
 from jaxarc.solve.language.keyed import keyed_views
 from jaxarc.solve.language.lookup import lookup_views
 from jaxarc.solve.language.masks import touching_picks
+from jaxarc.solve.language.mirrors import mirror_tile_views
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import (
     Objects,
@@ -291,6 +294,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     counted = count_views(problem, bg)
     extended = extended_grids(problem)
     looked_up = lookup_views(problem, bg)
+    mirror_tiled = mirror_tile_views(problem)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -302,6 +306,8 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             views[f"tile {up[0]} x {up[1]}"] = _plain(np.tile(grid, up), bg)
             if up == first_in:
                 views.update(_self_tilings(grid, bg))
+        for name, column in mirror_tiled.items():
+            views[name] = _plain(column[k], bg)
         down = _ratio(first_in, first_out)
         if down is not None:
             views[f"sample {down[0]} x {down[1]}"] = _plain(grid[:: down[0], :: down[1]], bg)
