@@ -54,6 +54,9 @@ ARC-AGI-1 training tasks:
   one appearance (:mod:`jaxarc.solve.language.stamps`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
   or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
+* ``panel cells``, ``panel cells X``: one cell per panel of a grid cut by lines, in the
+  panel's colour, maybe turned or mirrored, with masks of the panels by their marks
+  (:mod:`jaxarc.solve.language.panel_cells`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
   keeps or redraws only some of the input);
 * ``blank h x w``: the background in the outputs' one shape, for outputs that are a colour
@@ -91,6 +94,7 @@ from jaxarc.solve.language.objects import (
     multi4_objects,
     object_picks,
 )
+from jaxarc.solve.language.panel_cells import panel_cell_views
 from jaxarc.solve.language.panels import cell_crops
 from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
@@ -295,6 +299,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     extended = extended_grids(problem)
     looked_up = lookup_views(problem, bg)
     mirror_tiled = mirror_tile_views(problem)
+    panel_cells = panel_cell_views(problem)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -351,6 +356,10 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         for name, column in stamped.items():
             views[name] = _plain(column[k], bg)
         for name, column in counted.items():
+            if column[k] is not None:
+                canvas, masks = column[k]
+                views[name] = View(canvas, canvas, masks, bg)
+        for name, column in panel_cells.items():
             if column[k] is not None:
                 canvas, masks = column[k]
                 views[name] = View(canvas, canvas, masks, bg)
