@@ -4,7 +4,8 @@
 how their names start; :data:`VIEW_TASKS` names, for each kind, ARC-AGI-1 training tasks
 whose simplest program starts from a view of that kind (``tests/test_language.py`` checks
 them); :data:`CROP_PICK_TASKS` does the same for the crops by content picks
-(:data:`CONTENT_CROPS`). :data:`DIHEDRAL` holds the seven turns and mirrors of a grid.
+(:data:`CONTENT_CROPS`), and :data:`CONTENT_BLOW_UP_TASKS` for the blow-ups of the content's
+box. :data:`DIHEDRAL` holds the seven turns and mirrors of a grid.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ CROP_PICK_TASKS: dict[str, tuple[str, ...]] = {
     # -> ARC-AGI-1 training tasks whose simplest program starts from one
     "content crops": ("0b148d64", "1c786137", "2dc579da", "48d8fb45", "72ca375d"),
 }
+# the content's box blown up (``content scale``, ``content tile``, ``content self tile``)
+# -> ARC-AGI-1 training tasks whose simplest program starts from one
+CONTENT_BLOW_UP_TASKS = ("28bf18c6", "8f2ea7aa", "f25fbde4")
 CONTENT_CROPS = ("touching colour", "symmetric", "inside", "frequent colour", "cell ")
 VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its views' names
     "input": ("input",),
@@ -69,4 +73,11 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
 }
 
 
-__all__ = ["CONTENT_CROPS", "CROP_PICK_TASKS", "DIHEDRAL", "VIEW_KINDS", "VIEW_TASKS"]
+__all__ = [
+    "CONTENT_BLOW_UP_TASKS",
+    "CONTENT_CROPS",
+    "CROP_PICK_TASKS",
+    "DIHEDRAL",
+    "VIEW_KINDS",
+    "VIEW_TASKS",
+]

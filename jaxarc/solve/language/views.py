@@ -15,13 +15,16 @@ ARC-AGI-1 training tasks:
   least frequent colour; ``crop inside X``: a picked object's box one cell in from each
   side (what a frame holds); ``crop cell X``: one cell of a grid cut by whole lines of one
   colour (:func:`~jaxarc.solve.language.panels.grid_cells`), by its content;
-* ``mirror tile kh x kw (...)``: blocks of the input's turns and mirrors, one learned per
-  block from the demonstrations (:mod:`jaxarc.solve.language.mirrors`);
 * ``scale kh x kw`` / ``tile kh x kw`` / ``sample kh x kw``: every cell blown up to a block,
   the input repeated, every ``kh``-th row and ``kw``-th column kept, with the factors read
   off the first demonstration (``scale n x n (X)``: the factor a count gives,
   :mod:`jaxarc.solve.language.counts`); ``self tile X``: an ``[h, w]`` input laid in the blocks (of
   an ``[h*h, w*w]`` output) of its own cells that a rule chooses;
+* ``content scale kh x kw``, ``content tile kh x kw``, ``content self tile X``: the same
+  blow-ups of the box of the input's content (its cells not of the background), the
+  factors read off the first demonstration's content;
+* ``mirror tile kh x kw (...)``: blocks of the input's turns and mirrors, one learned per
+  block from the demonstrations (:mod:`jaxarc.solve.language.mirrors`);
 * ``fall down`` (``up``, ``left``, ``right``): every non-background cell falls to that side
   of its column or row;
 * ``attract``: objects of a mover colour slide toward an anchor colour until they touch,
@@ -269,6 +272,20 @@ def _self_tilings(grid: np.ndarray, bg: int) -> dict[str, View]:
     return views
 
 
+def _blow_ups(
+    grid: np.ndarray, bg: int, up: tuple[int, int], *, self_tile: bool
+) -> dict[str, View]:
+    """``grid`` blown up ``up = (kh, kw)`` times: every cell to a block (``scale``), the
+    grid repeated (``tile``) and, with ``self_tile``, laid in its own cells' blocks."""
+    views = {
+        f"scale {up[0]} x {up[1]}": _plain(np.kron(grid, np.ones(up, np.int8)), bg),
+        f"tile {up[0]} x {up[1]}": _plain(np.tile(grid, up), bg),
+    }
+    if self_tile:
+        views.update(_self_tilings(grid, bg))
+    return views
+
+
 def _ratio(big: tuple[int, int], small: tuple[int, int]) -> tuple[int, int] | None:
     if big[0] % small[0] or big[1] % small[1]:
         return None
@@ -300,6 +317,20 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     looked_up = lookup_views(problem, bg)
     mirror_tiled = mirror_tile_views(problem)
     panel_cells = panel_cell_views(problem)
+    # the content's box blown up: its ratio to the first output, when the content is smaller
+    # than the input
+    first_box = cells_box(problem.demo_inputs[0] != bg)
+    first_content = (
+        None
+        if first_box is None
+        else (
+            first_box[2] - first_box[0] + 1,
+            first_box[3] - first_box[1] + 1,
+        )
+    )
+    content_up = None
+    if first_content is not None and first_content != first_in:
+        content_up = _ratio(first_out, first_content)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -307,10 +338,13 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         views.update(_crops(grid, bg))
         up = _ratio(first_out, first_in)
         if up is not None:
-            views[f"scale {up[0]} x {up[1]}"] = _plain(np.kron(grid, np.ones(up, np.int8)), bg)
-            views[f"tile {up[0]} x {up[1]}"] = _plain(np.tile(grid, up), bg)
-            if up == first_in:
-                views.update(_self_tilings(grid, bg))
+            views.update(_blow_ups(grid, bg, up, self_tile=up == first_in))
+        if content_up is not None:
+            box = cells_box(grid != bg)
+            if box is not None:
+                content = grid[box[0] : box[2] + 1, box[1] : box[3] + 1]
+                blown = _blow_ups(content, bg, content_up, self_tile=content_up == first_content)
+                views.update({f"content {name}": view for name, view in blown.items()})
         for name, column in mirror_tiled.items():
             views[name] = _plain(column[k], bg)
         down = _ratio(first_in, first_out)
