@@ -31,6 +31,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "crop": ("1cf80156", "1f85a75f", "23b5c85d"),
     "scale or tile": ("9172f3a0", "a416b8f3", "ac0a08a4", "b91ae062", "c59eb873"),
     "self tile": ("007bbfb7", "c3e719e8", "cce03e0d"),
+    # (780d0b14: its panels' colours, ``panel cells``, rank first; a sample solves it too)
     "sample": ("445eab21", "5614dbcf", "780d0b14"),
     "parts": ("0520fde7", "1b2d62fb", "3428a4f5"),
     "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
