@@ -105,9 +105,19 @@ def test_without_its_family_a_task_loses_its_program(family: str) -> None:
     assert language_solutions(problem, 1, families=kept, views=unlearned) == []
 
 
+# listed tasks whose simplest program starts from a later view that explains them better
+# (the one named); a program of the listed kind still solves their demonstrations
+OVERTAKEN = {"780d0b14": "panel cells"}
+
+
 @pytest.mark.parametrize("kind", tuple(VIEW_KINDS))
 def test_each_view_kind_starts_the_programs_of_its_training_tasks(kind: str) -> None:
     for task_id in VIEW_TASKS[kind]:
+        if task_id in OVERTAKEN:
+            assert _first_program(task_id).view.startswith(OVERTAKEN[task_id]), task_id
+            problem = _training()[0][task_id]
+            assert language_solutions(problem, 1, views=VIEW_KINDS[kind]), task_id
+            continue
         assert _first_program(task_id).view.startswith(VIEW_KINDS[kind]), task_id
 
 

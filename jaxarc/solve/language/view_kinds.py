@@ -4,7 +4,8 @@
 how their names start; :data:`VIEW_TASKS` names, for each kind, ARC-AGI-1 training tasks
 whose simplest program starts from a view of that kind (``tests/test_language.py`` checks
 them); :data:`CROP_PICK_TASKS` does the same for the crops by content picks
-(:data:`CONTENT_CROPS`). :data:`DIHEDRAL` holds the seven turns and mirrors of a grid.
+(:data:`CONTENT_CROPS`), and :data:`CONTENT_BLOW_UP_TASKS` for the blow-ups of the content's
+box. :data:`DIHEDRAL` holds the seven turns and mirrors of a grid.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "crop": ("1cf80156", "1f85a75f", "23b5c85d"),
     "scale or tile": ("9172f3a0", "a416b8f3", "ac0a08a4", "b91ae062", "c59eb873"),
     "self tile": ("007bbfb7", "c3e719e8", "cce03e0d"),
+    # (780d0b14: its panels' colours, ``panel cells``, rank first; a sample solves it too)
     "sample": ("445eab21", "5614dbcf", "780d0b14"),
     "parts": ("0520fde7", "1b2d62fb", "3428a4f5"),
     "fall": ("1e0a9b12", "3906de3d", "5582e5ca"),
@@ -48,6 +50,9 @@ CROP_PICK_TASKS: dict[str, tuple[str, ...]] = {
     # -> ARC-AGI-1 training tasks whose simplest program starts from one
     "content crops": ("0b148d64", "1c786137", "2dc579da", "48d8fb45", "72ca375d"),
 }
+# the content's box blown up (``content scale``, ``content tile``, ``content self tile``)
+# -> ARC-AGI-1 training tasks whose simplest program starts from one
+CONTENT_BLOW_UP_TASKS = ("28bf18c6", "8f2ea7aa", "f25fbde4")
 CONTENT_CROPS = ("touching colour", "symmetric", "inside", "frequent colour", "cell ")
 VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its views' names
     "input": ("input",),
@@ -69,4 +74,11 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
 }
 
 
-__all__ = ["CONTENT_CROPS", "CROP_PICK_TASKS", "DIHEDRAL", "VIEW_KINDS", "VIEW_TASKS"]
+__all__ = [
+    "CONTENT_BLOW_UP_TASKS",
+    "CONTENT_CROPS",
+    "CROP_PICK_TASKS",
+    "DIHEDRAL",
+    "VIEW_KINDS",
+    "VIEW_TASKS",
+]

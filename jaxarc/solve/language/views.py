@@ -20,6 +20,11 @@ ARC-AGI-1 training tasks:
   off the first demonstration (``scale n x n (X)``: the factor a count gives,
   :mod:`jaxarc.solve.language.counts`); ``self tile X``: an ``[h, w]`` input laid in the blocks (of
   an ``[h*h, w*w]`` output) of its own cells that a rule chooses;
+* ``content scale kh x kw``, ``content tile kh x kw``, ``content self tile X``: the same
+  blow-ups of the box of the input's content (its cells not of the background), the
+  factors read off the first demonstration's content;
+* ``mirror tile kh x kw (...)``: blocks of the input's turns and mirrors, one learned per
+  block from the demonstrations (:mod:`jaxarc.solve.language.mirrors`);
 * ``fall down`` (``up``, ``left``, ``right``): every non-background cell falls to that side
   of its column or row;
 * ``attract``: objects of a mover colour slide toward an anchor colour until they touch,
@@ -52,6 +57,9 @@ ARC-AGI-1 training tasks:
   one appearance (:mod:`jaxarc.solve.language.stamps`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
   or the input's colours listed (:mod:`jaxarc.solve.language.counts`);
+* ``panel cells``, ``panel cells X``: one cell per panel of a grid cut by lines, in the
+  panel's colour, maybe turned or mirrored, with masks of the panels by their marks
+  (:mod:`jaxarc.solve.language.panel_cells`);
 * ``blank``: the background in the input's shape, its masks read from the input (the output
   keeps or redraws only some of the input);
 * ``blank h x w``: the background in the outputs' one shape, for outputs that are a colour
@@ -79,6 +87,7 @@ from jaxarc.solve.language.hidden import hidden_views, repair_periodic
 from jaxarc.solve.language.keyed import keyed_views
 from jaxarc.solve.language.lookup import lookup_views
 from jaxarc.solve.language.masks import touching_picks
+from jaxarc.solve.language.mirrors import mirror_tile_views
 from jaxarc.solve.language.motion import attract_grid, attract_pairs
 from jaxarc.solve.language.objects import (
     Objects,
@@ -88,6 +97,7 @@ from jaxarc.solve.language.objects import (
     multi4_objects,
     object_picks,
 )
+from jaxarc.solve.language.panel_cells import panel_cell_views
 from jaxarc.solve.language.panels import cell_crops
 from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
@@ -262,6 +272,20 @@ def _self_tilings(grid: np.ndarray, bg: int) -> dict[str, View]:
     return views
 
 
+def _blow_ups(
+    grid: np.ndarray, bg: int, up: tuple[int, int], *, self_tile: bool
+) -> dict[str, View]:
+    """``grid`` blown up ``up = (kh, kw)`` times: every cell to a block (``scale``), the
+    grid repeated (``tile``) and, with ``self_tile``, laid in its own cells' blocks."""
+    views = {
+        f"scale {up[0]} x {up[1]}": _plain(np.kron(grid, np.ones(up, np.int8)), bg),
+        f"tile {up[0]} x {up[1]}": _plain(np.tile(grid, up), bg),
+    }
+    if self_tile:
+        views.update(_self_tilings(grid, bg))
+    return views
+
+
 def _ratio(big: tuple[int, int], small: tuple[int, int]) -> tuple[int, int] | None:
     if big[0] % small[0] or big[1] % small[1]:
         return None
@@ -291,6 +315,22 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     counted = count_views(problem, bg)
     extended = extended_grids(problem)
     looked_up = lookup_views(problem, bg)
+    mirror_tiled = mirror_tile_views(problem)
+    panel_cells = panel_cell_views(problem)
+    # the content's box blown up: its ratio to the first output, when the content is smaller
+    # than the input
+    first_box = cells_box(problem.demo_inputs[0] != bg)
+    first_content = (
+        None
+        if first_box is None
+        else (
+            first_box[2] - first_box[0] + 1,
+            first_box[3] - first_box[1] + 1,
+        )
+    )
+    content_up = None
+    if first_content is not None and first_content != first_in:
+        content_up = _ratio(first_out, first_content)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -298,10 +338,15 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         views.update(_crops(grid, bg))
         up = _ratio(first_out, first_in)
         if up is not None:
-            views[f"scale {up[0]} x {up[1]}"] = _plain(np.kron(grid, np.ones(up, np.int8)), bg)
-            views[f"tile {up[0]} x {up[1]}"] = _plain(np.tile(grid, up), bg)
-            if up == first_in:
-                views.update(_self_tilings(grid, bg))
+            views.update(_blow_ups(grid, bg, up, self_tile=up == first_in))
+        if content_up is not None:
+            box = cells_box(grid != bg)
+            if box is not None:
+                content = grid[box[0] : box[2] + 1, box[1] : box[3] + 1]
+                blown = _blow_ups(content, bg, content_up, self_tile=content_up == first_content)
+                views.update({f"content {name}": view for name, view in blown.items()})
+        for name, column in mirror_tiled.items():
+            views[name] = _plain(column[k], bg)
         down = _ratio(first_in, first_out)
         if down is not None:
             views[f"sample {down[0]} x {down[1]}"] = _plain(grid[:: down[0], :: down[1]], bg)
@@ -345,6 +390,10 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         for name, column in stamped.items():
             views[name] = _plain(column[k], bg)
         for name, column in counted.items():
+            if column[k] is not None:
+                canvas, masks = column[k]
+                views[name] = View(canvas, canvas, masks, bg)
+        for name, column in panel_cells.items():
             if column[k] is not None:
                 canvas, masks = column[k]
                 views[name] = View(canvas, canvas, masks, bg)

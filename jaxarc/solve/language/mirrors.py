@@ -1,0 +1,147 @@
+"""Outputs built of the input's turns and mirrors: a grid of blocks, each one of them.
+
+Many tasks make a larger picture by laying copies of the input side by side, each turned
+or mirrored its own way: the input beside its left-right mirror, over its upside-down
+copy, four mirrors meeting at the centre, the four quarter turns around a corner. The view
+``mirror tile kh x kw``:
+
+* fits when every demonstration output is ``kh x kw`` times its input's shape (the same
+  factors on every demonstration);
+* learns, for each of the ``kh x kw`` blocks, the first transform of :data:`TRANSFORMS`
+  (the input itself, then its mirrors, then its turns) that gives that block on every
+  demonstration (:func:`learn_layout`); a transform that changes a grid's shape (a
+  quarter turn, a transpose) is tried only on square inputs;
+* lays each grid's transforms in their blocks (:func:`mirror_tile`).
+
+A layout of the input alone in every block is the ``tile`` view already, and is left out.
+Training tasks it serves: :data:`MIRROR_TILE_TASKS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from jaxtyping import Int8
+
+from jaxarc.solve.language.view_kinds import DIHEDRAL
+from jaxarc.solve.problem import Problem
+
+Transform = Callable[[np.ndarray], np.ndarray]
+# the input itself, its mirrors, then its turns: the first that fits a block is kept
+TRANSFORMS: dict[str, Transform] = {
+    "input": lambda g: g,
+    **{
+        name: DIHEDRAL[name]
+        for name in (
+            "flip left-right",
+            "flip top-bottom",
+            "half turn",
+            "transpose",
+            "antitranspose",
+            "rotate cw",
+            "rotate ccw",
+        )
+    },
+}
+SHAPE_KEEPING = ("input", "flip left-right", "flip top-bottom", "half turn")
+MIRROR_TILE_TASKS = (
+    "3af2c5a8",  # the input and its three mirrors, 2 x 2
+    "46442a0e",  # the four quarter turns, 2 x 2
+    "4c4377d9",  # upside down over the input
+    "62c24649",
+    "67e8384a",
+    "6d0aefbc",  # the input beside its left-right mirror
+    "6fa7a44f",  # the input over its upside-down copy
+    "7fe24cdd",
+    "8be77c9e",
+    "8d5021e8",  # 3 x 2 blocks of mirrors
+    "c9e6f938",
+)
+
+Layout = tuple[tuple[str, ...], ...]  # [kh][kw] transform names
+
+
+def _factors(problem: Problem) -> tuple[int, int] | None:
+    """``(kh, kw)`` when every demonstration output is ``kh x kw`` times its input's shape
+    (not ``1 x 1``), else ``None``."""
+    found = set()
+    for grid, out in zip(problem.demo_inputs, problem.demo_outputs, strict=True):
+        (h, w), (oh, ow) = grid.shape, out.shape
+        if oh % h or ow % w:
+            return None
+        found.add((oh // h, ow // w))
+    if len(found) != 1:
+        return None
+    factors = found.pop()
+    return None if factors == (1, 1) else factors
+
+
+def learn_layout(problem: Problem) -> Layout | None:
+    """The transform of each block (see the module docstring): ``[kh][kw]`` names of
+    :data:`TRANSFORMS`; ``None`` when the outputs are no such blocks on some demonstration,
+    or when every block is the input itself."""
+    factors = _factors(problem)
+    if factors is None:
+        return None
+    kh, kw = factors
+    square = all(g.shape[0] == g.shape[1] for g in (*problem.demo_inputs, *problem.test_inputs))
+    names = tuple(TRANSFORMS) if square else SHAPE_KEEPING
+    demos = list(zip(problem.demo_inputs, problem.demo_outputs, strict=True))
+    made = [{name: TRANSFORMS[name](grid) for name in names} for grid, _ in demos]
+    layout = []
+    for i in range(kh):
+        row = []
+        for j in range(kw):
+            for name in names:
+                if all(
+                    np.array_equal(
+                        out[
+                            i * g.shape[0] : (i + 1) * g.shape[0],
+                            j * g.shape[1] : (j + 1) * g.shape[1],
+                        ],
+                        turned[name],
+                    )
+                    for (g, out), turned in zip(demos, made, strict=True)
+                ):
+                    row.append(name)
+                    break
+            else:
+                return None
+        layout.append(tuple(row))
+    if all(name == "input" for row in layout for name in row):
+        return None
+    return tuple(layout)
+
+
+def mirror_tile(grid: Int8[np.ndarray, "h w"], layout: Layout) -> Int8[np.ndarray, "H W"]:
+    """``grid`` 's transforms laid in their blocks: ``[kh * h, kw * w]`` for a ``[kh][kw]``
+    ``layout``."""
+    rows = [np.concatenate([TRANSFORMS[name](grid) for name in row], axis=1) for row in layout]
+    return np.ascontiguousarray(np.concatenate(rows, axis=0), np.int8)
+
+
+def describe_layout(layout: Layout) -> str:
+    """The view's name: ``mirror tile kh x kw`` and its blocks, row by row."""
+    blocks = "; ".join(", ".join(row) for row in layout)
+    return f"mirror tile {len(layout)} x {len(layout[0])} ({blocks})"
+
+
+def mirror_tile_views(problem: Problem) -> dict[str, list[np.ndarray]]:
+    """``{name: the tiled grids}`` (demonstration inputs, then test inputs) of the learned
+    layout (:func:`learn_layout`); empty when none fits."""
+    layout = learn_layout(problem)
+    if layout is None:
+        return {}
+    grids = [*problem.demo_inputs, *problem.test_inputs]
+    return {describe_layout(layout): [mirror_tile(grid, layout) for grid in grids]}
+
+
+__all__ = [
+    "MIRROR_TILE_TASKS",
+    "TRANSFORMS",
+    "describe_layout",
+    "learn_layout",
+    "mirror_tile",
+    "mirror_tile_views",
+]
