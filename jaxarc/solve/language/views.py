@@ -48,6 +48,9 @@ ARC-AGI-1 training tasks:
   (:mod:`jaxarc.solve.language.extend`);
 * ``paste template`` / ``move template``: the grid's one picture of several colours drawn
   on every marker (:mod:`jaxarc.solve.language.paste`);
+* ``symmetric GROUP (RULE)``: every content cell copied to its images under a group of
+  turns and mirrors about a centre a rule finds (a symmetric picture completed around a
+  centre other than the grid's; :mod:`jaxarc.solve.language.symmetry`);
 * ``stamp KIND``: a pattern learned from the demonstrations drawn around every object of
   one appearance (:mod:`jaxarc.solve.language.stamps`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
@@ -93,6 +96,7 @@ from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.language.stamps import stamp_views
+from jaxarc.solve.language.symmetry import symmetry_views
 from jaxarc.solve.language.view_kinds import (
     CONTENT_CROPS,
     CROP_PICK_TASKS,
@@ -291,6 +295,7 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     counted = count_views(problem, bg)
     extended = extended_grids(problem)
     looked_up = lookup_views(problem, bg)
+    symmetric = symmetry_views(problem, bg)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
         views = {"input": _plain(grid, bg)}
@@ -342,6 +347,9 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
             pasted = paste_template(grid, bg, move=name == "move template")
             if pasted is not None:
                 views[name] = _plain(pasted, bg)
+        for name, column in symmetric.items():
+            if column[k] is not None:
+                views[name] = _plain(column[k], bg)
         for name, column in stamped.items():
             views[name] = _plain(column[k], bg)
         for name, column in counted.items():
