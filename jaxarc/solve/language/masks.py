@@ -30,6 +30,8 @@ whose demonstrations it helps solve (``tests/test_language.py`` checks them):
   with nothing met, after one step, or a line of a colour continued (see
   :mod:`jaxarc.solve.language.rays`);
 * ``neighbours``: background cells beside (4 around), around (8) or diagonal to a colour;
+* ``bounces``: diagonal rays that turn back at the grid's sides or at the cells they meet
+  (see :mod:`jaxarc.solve.language.bounces`);
 * ``mirror``: cells whose mirror image (left-right, top-bottom, both, the transpose) has a
   colour, so that painting them completes a symmetric picture; mirrored in the whole grid
   or in the box of its content (a picture off the grid's centre).
@@ -47,6 +49,7 @@ import numpy as np
 from jaxtyping import Bool, Int8
 from scipy import ndimage
 
+from jaxarc.solve.language.bounces import bounce_masks
 from jaxarc.solve.language.objects import (
     EIGHT,
     FOUR,
@@ -236,6 +239,7 @@ MASK_FAMILIES: dict[str, Callable[[np.ndarray], NamedMasks]] = {  # simplest fir
     "rays": ray_masks,
     "regions": region_masks,
     "paths": path_masks,
+    "bounces": bounce_masks,
 }
 
 
@@ -254,6 +258,7 @@ FAMILY_TASKS: dict[str, tuple[str, ...]] = {
     "rays": ("623ea044", "d037b0a7", "ea786f4a"),
     "regions": ("44d8ac46", "6455b5f5", "83302e8f"),
     "paths": ("5c0a986e", "8d510a79", "d364b489", "d43fd935"),
+    "bounces": ("a3df8b1e", "e179c5f4", "508bd3b6"),
 }
 
 
