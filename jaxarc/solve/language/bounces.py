@@ -8,7 +8,8 @@ grid ``[H, W]`` on its background colour. Its rules choose background cells only
   one column left, right) per step and moves sideways one cell per step, turning back at
   the grid's sides, until it leaves the grid at the top (bottom, left, right side). It
   first heads away from the nearer side (to the right or down on a tie): a ball thrown up
-  from a corner bounces between the walls (``a3df8b1e``, ``e179c5f4``);
+  from a corner bounces between the walls (``a3df8b1e``, ``e179c5f4``). Only rays that
+  reach the far side and turn are drawn (one that turns nowhere is a plain diagonal ray);
 * ``bounce from colour c``: a diagonal line of two or more cells of a colour (at most
   :data:`MAX_STARTS` * 2 cells) continued from each end, turning back at every cell of
   another colour it meets (the side of the step that is blocked turns: a wall below turns
@@ -57,10 +58,15 @@ def zigzag_cells(row: int, col: int, width: int) -> np.ndarray:
 
 
 def _zigzags(cells: Mask) -> Mask:
-    """The zigzags up from every set cell of ``cells [H, W]`` (start cells included)."""
+    """The zigzags up from every set cell of ``cells [H, W]`` (start cells included) that
+    turn back at a side before they leave the grid (one that turns nowhere is a ray of the
+    ``rays`` family)."""
     out = np.zeros(cells.shape, bool)
+    width = cells.shape[1]
     for row, col in np.argwhere(cells):
-        out[np.arange(row + 1), zigzag_cells(int(row), int(col), cells.shape[1])] = True
+        if width == 1 or row <= max(col, width - 1 - col):  # it leaves before it turns
+            continue
+        out[np.arange(row + 1), zigzag_cells(int(row), int(col), width)] = True
     return out
 
 
