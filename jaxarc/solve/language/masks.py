@@ -47,6 +47,7 @@ import numpy as np
 from jaxtyping import Bool, Int8
 from scipy import ndimage
 
+from jaxarc.solve.language.bounces import bounce_masks
 from jaxarc.solve.language.objects import (
     EIGHT,
     FOUR,
@@ -224,6 +225,15 @@ def colour_template(name: str) -> tuple[str | None, int]:
     return None, -1
 
 
+def rays_and_bounces(grid: np.ndarray, bg: int) -> NamedMasks:
+    """The ``rays`` family: straight rays (:mod:`jaxarc.solve.language.rays`), then
+    diagonal rays that turn back at the grid's sides or at the cells they meet
+    (:mod:`jaxarc.solve.language.bounces`; one family, so that the learners' kinds of
+    rules stay as they were trained)."""
+    yield from ray_masks(grid, bg)
+    yield from bounce_masks(grid, bg)
+
+
 MASK_FAMILIES: dict[str, Callable[[np.ndarray], NamedMasks]] = {  # simplest first
     "colour": colour_masks,
     "holes": hole_masks,
@@ -233,7 +243,7 @@ MASK_FAMILIES: dict[str, Callable[[np.ndarray], NamedMasks]] = {  # simplest fir
     "lines": line_masks,
     "mirror": mirror_masks,
     "object_boxes": object_box_masks,
-    "rays": ray_masks,
+    "rays": rays_and_bounces,
     "regions": region_masks,
     "paths": path_masks,
 }

@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from jaxarc.solve.language.colours import COLOUR_RULES
 from jaxarc.solve.language.masks import FAMILY_NAMES, colour_template, grid_masks
-from jaxarc.solve.language.views import View
+from jaxarc.solve.language.view import View
 
 PAINT_TASKS: dict[str, tuple[str, ...]] = {
     # paint kind -> ARC-AGI-1 training tasks whose simplest program uses one

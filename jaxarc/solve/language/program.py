@@ -36,7 +36,7 @@ from jaxarc.envs.structured_actions import MaskAction
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.language.colours import grid_colours
 from jaxarc.solve.language.paint import Paint, paint_cells, view_masks
-from jaxarc.solve.language.views import View
+from jaxarc.solve.language.view import View
 from jaxarc.solve.problem import MAX_SIDE, Problem
 
 # views whose programs rank after all others: a learned pattern can describe a

@@ -41,6 +41,7 @@ VIEW_TASKS: dict[str, tuple[str, ...]] = {
     "repair": ("0dfd9992", "29ec7d0e", "484b58aa"),
     "stamp": ("0962bcdd", "3ac3eb23", "6c434453", "8403a5d5", "93b581b8", "95990924", "a9f96cdd"),
     "paste": ("321b1fc6", "88a10436", "e76a88a6"),
+    "symmetric": ("4938f0c2", "4c5c2cf0", "e40b9e2f", "11852cab"),
     "count": ("1190e5a7", "1fad071e", "4be741c5", "d0f5fe59", "d631b094", "f8b3ba0a"),
     "blank": ("694f12f3", "776ffc46", "a61f2674"),
 }
@@ -69,6 +70,7 @@ VIEW_KINDS: dict[str, tuple[str, ...]] = {  # view kind -> the prefixes of its v
     "repair": ("repair",),
     "stamp": ("stamp",),
     "paste": ("paste template", "move template"),
+    "symmetric": ("symmetric",),
     "count": ("count",),
     "blank": ("blank",),
 }

@@ -53,6 +53,9 @@ ARC-AGI-1 training tasks:
   (:mod:`jaxarc.solve.language.extend`);
 * ``paste template`` / ``move template``: the grid's one picture of several colours drawn
   on every marker (:mod:`jaxarc.solve.language.paste`);
+* ``symmetric GROUP (RULE)``: every content cell copied to its images under a group of
+  turns and mirrors about a centre a rule finds (a symmetric picture completed around a
+  centre other than the grid's; :mod:`jaxarc.solve.language.symmetry`);
 * ``stamp KIND``: a pattern learned from the demonstrations drawn around every object of
   one appearance (:mod:`jaxarc.solve.language.stamps`);
 * ``count ...``: a canvas whose size, or whose drawn cells, a count of the input gives,
@@ -72,12 +75,11 @@ ARC-AGI-1 training tasks:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 import numpy as np
-from jaxtyping import Bool, Int8
 
+from jaxarc.solve.language.blow_ups import blow_ups, parts_view, ratio, split_parts
 from jaxarc.solve.language.colours import COLOUR_RULES, grid_colours
 from jaxarc.solve.language.corners import corner_parts, window_views
 from jaxarc.solve.language.counts import count_views
@@ -103,6 +105,8 @@ from jaxarc.solve.language.paste import paste_template, paste_views
 from jaxarc.solve.language.recolour import describe_keys, recolour_grid, recolour_keys
 from jaxarc.solve.language.shift import describe_moves, shift_grid, shift_moves
 from jaxarc.solve.language.stamps import stamp_views
+from jaxarc.solve.language.symmetry import symmetry_views
+from jaxarc.solve.language.view import View, plain_view
 from jaxarc.solve.language.view_kinds import (
     CONTENT_CROPS,
     CROP_PICK_TASKS,
@@ -112,23 +116,6 @@ from jaxarc.solve.language.view_kinds import (
 )
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.selectors import cells_box, select_boxes
-
-
-@dataclasses.dataclass(frozen=True)
-class View:
-    """One grid seen by a view: the ``canvas`` a program starts from, the ``source`` its
-    mask rules read (same ``[h, w]`` shape), the view's own masks and the task's
-    background colour."""
-
-    canvas: Int8[np.ndarray, "h w"]
-    source: Int8[np.ndarray, "h w"]
-    masks: dict[str, Bool[np.ndarray, "h w"]]
-    background: int
-
-
-def _plain(grid: np.ndarray, bg: int) -> View:
-    grid = np.ascontiguousarray(grid, np.int8)
-    return View(grid, grid, {}, bg)
 
 
 def _crop_picks(grid: np.ndarray, bg: int, objects: Objects) -> Iterator[tuple[str, np.ndarray]]:
@@ -193,13 +180,13 @@ def _crops(grid: np.ndarray, bg: int) -> dict[str, View]:
     for name, box in select_boxes(grid).items():
         if box is not None:
             r1, c1, r2, c2 = box
-            views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
+            views[f"crop {name}"] = plain_view(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
     for name, (r1, c1, r2, c2) in _object_crops(grid, bg):
-        views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
+        views[f"crop {name}"] = plain_view(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
         if r2 - r1 >= 2 and c2 - c1 >= 2:
-            views[f"crop inside {name}"] = _plain(grid[r1 + 1 : r2, c1 + 1 : c2], bg)
+            views[f"crop inside {name}"] = plain_view(grid[r1 + 1 : r2, c1 + 1 : c2], bg)
     for name, (r1, c1, r2, c2) in (*_colour_rank_boxes(grid, bg), *cell_crops(grid)):
-        views[f"crop {name}"] = _plain(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
+        views[f"crop {name}"] = plain_view(grid[r1 : r2 + 1, c1 : c2 + 1], bg)
     return views
 
 
@@ -213,84 +200,6 @@ def fall(grid: np.ndarray, bg: int, direction: str) -> np.ndarray:
         if cells.size:
             out[-cells.size :, c] = cells
     return {"down": out, "up": out[::-1], "right": out.T, "left": out[::-1].T}[direction]
-
-
-def split_parts(grid: np.ndarray, parts: int, axis: int) -> list[np.ndarray] | None:
-    """``grid`` cut into ``parts`` equal parts along ``axis`` (0: rows), with separator
-    lines of one colour between them when it has them, else evenly; ``None`` when neither
-    fits."""
-    length = grid.shape[axis]
-    size = (length - (parts - 1)) // parts
-    if size >= 1 and size * parts + parts - 1 == length:
-        lines = [np.take(grid, k * (size + 1) + size, axis) for k in range(parts - 1)]
-        if all((line == line.reshape(-1)[0]).all() for line in lines):
-            return [
-                np.take(grid, range(k * (size + 1), k * (size + 1) + size), axis)
-                for k in range(parts)
-            ]
-    if length % parts == 0:
-        size = length // parts
-        return [np.take(grid, range(k * size, (k + 1) * size), axis) for k in range(parts)]
-    return None
-
-
-def _parts_view(pieces: list[np.ndarray], bg: int) -> View:
-    content = np.stack([piece != bg for piece in pieces])
-    held = content.sum(0)
-    masks = {
-        "parts all content": held == len(pieces),
-        "parts any content": held > 0,
-        "parts one content": held == 1,
-        "parts no content": held == 0,
-    }
-    for k, piece in enumerate(pieces):
-        masks[f"part {k} content"] = content[k]
-        for c in range(10):
-            masks[f"part {k} colour {c}"] = piece == c
-    blank = np.full(pieces[0].shape, bg, np.int8)
-    return View(blank, np.ascontiguousarray(pieces[0], np.int8), masks, bg)
-
-
-def _self_tilings(grid: np.ndarray, bg: int) -> dict[str, View]:
-    """The grid laid in the blocks of its own cells that a rule chooses (the rest
-    background): ``h x w`` blocks of ``h x w`` for an ``[h, w]`` grid; the view's mask
-    ``empty blocks`` holds the rest (often drawn in another colour)."""
-    counts = np.bincount(grid.reshape(-1).astype(np.int64), minlength=10)
-    content = [c for c in range(10) if counts[c] and c != bg]
-    chosen = {"content": grid != bg, "background": grid == bg}
-    chosen["most frequent colour"] = grid == int(counts.argmax())
-    if content:
-        chosen["least frequent colour"] = grid == min(content, key=lambda c: (counts[c], c))
-    for c in content:
-        chosen[f"colour {c}"] = grid == c
-    tiled = np.tile(grid, grid.shape)
-    views = {}
-    for name, mask in chosen.items():
-        keep = np.kron(mask, np.ones(grid.shape, bool))
-        canvas = np.where(keep, tiled, bg).astype(np.int8)
-        views[f"self tile {name}"] = View(canvas, canvas, {"empty blocks": ~keep}, bg)
-    return views
-
-
-def _blow_ups(
-    grid: np.ndarray, bg: int, up: tuple[int, int], *, self_tile: bool
-) -> dict[str, View]:
-    """``grid`` blown up ``up = (kh, kw)`` times: every cell to a block (``scale``), the
-    grid repeated (``tile``) and, with ``self_tile``, laid in its own cells' blocks."""
-    views = {
-        f"scale {up[0]} x {up[1]}": _plain(np.kron(grid, np.ones(up, np.int8)), bg),
-        f"tile {up[0]} x {up[1]}": _plain(np.tile(grid, up), bg),
-    }
-    if self_tile:
-        views.update(_self_tilings(grid, bg))
-    return views
-
-
-def _ratio(big: tuple[int, int], small: tuple[int, int]) -> tuple[int, int] | None:
-    if big[0] % small[0] or big[1] % small[1]:
-        return None
-    ratio = (big[0] // small[0], big[1] // small[1])
-    return ratio if ratio != (1, 1) else None
 
 
 def task_views(problem: Problem) -> dict[str, list[View]]:
@@ -330,65 +239,69 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     )
     content_up = None
     if first_content is not None and first_content != first_in:
-        content_up = _ratio(first_out, first_content)
+        content_up = ratio(first_out, first_content)
+    symmetric = symmetry_views(problem, bg)
     per_grid: list[dict[str, View]] = []
     for k, grid in enumerate(grids):
-        views = {"input": _plain(grid, bg)}
-        views.update({name: _plain(fn(grid), bg) for name, fn in DIHEDRAL.items()})
+        views = {"input": plain_view(grid, bg)}
+        views.update({name: plain_view(fn(grid), bg) for name, fn in DIHEDRAL.items()})
         views.update(_crops(grid, bg))
-        up = _ratio(first_out, first_in)
+        up = ratio(first_out, first_in)
         if up is not None:
-            views.update(_blow_ups(grid, bg, up, self_tile=up == first_in))
+            views.update(blow_ups(grid, bg, up, self_tile=up == first_in))
         if content_up is not None:
             box = cells_box(grid != bg)
             if box is not None:
                 content = grid[box[0] : box[2] + 1, box[1] : box[3] + 1]
-                blown = _blow_ups(content, bg, content_up, self_tile=content_up == first_content)
+                blown = blow_ups(content, bg, content_up, self_tile=content_up == first_content)
                 views.update({f"content {name}": view for name, view in blown.items()})
         for name, column in mirror_tiled.items():
-            views[name] = _plain(column[k], bg)
-        down = _ratio(first_in, first_out)
+            views[name] = plain_view(column[k], bg)
+        down = ratio(first_in, first_out)
         if down is not None:
-            views[f"sample {down[0]} x {down[1]}"] = _plain(grid[:: down[0], :: down[1]], bg)
+            views[f"sample {down[0]} x {down[1]}"] = plain_view(grid[:: down[0], :: down[1]], bg)
             for axis in (0, 1):
                 if down[1 - axis] == 1:
                     pieces = split_parts(grid, down[axis], axis)
                     if pieces is not None:
-                        views["parts"] = _parts_view(pieces, bg)
+                        views["parts"] = parts_view(pieces, bg)
         for axis in (0, 1):  # separator lines: the part is smaller than an even cut
             count = first_in[axis] // max(first_out[axis], 1)
             if first_in[1 - axis] == first_out[1 - axis] and count >= 2 and "parts" not in views:
                 pieces = split_parts(grid, count, axis)
                 if pieces is not None:
-                    views["parts"] = _parts_view(pieces, bg)
+                    views["parts"] = parts_view(pieces, bg)
         for direction in ("down", "up", "left", "right"):
-            views[f"fall {direction}"] = _plain(fall(grid, bg, direction), bg)
+            views[f"fall {direction}"] = plain_view(fall(grid, bg, direction), bg)
         if pairs:
-            views["attract"] = _plain(attract_grid(grid, bg, pairs), bg)
+            views["attract"] = plain_view(attract_grid(grid, bg, pairs), bg)
         if moves:
             shifted = shift_grid(grid, bg, moves)
             if shifted is not None:
-                views[describe_moves(moves)] = _plain(shifted, bg)
+                views[describe_moves(moves)] = plain_view(shifted, bg)
         if recolours:
             recoloured = recolour_grid(grid, bg, recolours)
             if recoloured is not None:
                 views[describe_keys(recolours)] = View(recoloured, grid, {}, bg)
-        views.update({n: _plain(g, bg) for n, g in hidden_views(grid, hidden).items()})
+        views.update({n: plain_view(g, bg) for n, g in hidden_views(grid, hidden).items()})
         for name, pieces in corner_parts(problem, grid).items():
-            views[name] = _parts_view(pieces, bg)
-        views.update({n: _plain(g, bg) for n, g in window_views(problem, grid, bg).items()})
-        views.update({n: _plain(g, bg) for n, g in keyed_views(grid, bg).items()})
-        views.update({n: _plain(g, bg) for n, g in dedupe_views(grid, bg).items()})
+            views[name] = parts_view(pieces, bg)
+        views.update({n: plain_view(g, bg) for n, g in window_views(problem, grid, bg).items()})
+        views.update({n: plain_view(g, bg) for n, g in keyed_views(grid, bg).items()})
+        views.update({n: plain_view(g, bg) for n, g in dedupe_views(grid, bg).items()})
         for name, column in looked_up.items():
-            views[name] = _plain(column[k], bg)
+            views[name] = plain_view(column[k], bg)
         if extended is not None and extended[k] is not None:
-            views["extend pattern"] = _plain(extended[k], bg)
+            views["extend pattern"] = plain_view(extended[k], bg)
         for name in pastes:
             pasted = paste_template(grid, bg, move=name == "move template")
             if pasted is not None:
-                views[name] = _plain(pasted, bg)
+                views[name] = plain_view(pasted, bg)
+        for name, column in symmetric.items():
+            if column[k] is not None:
+                views[name] = plain_view(column[k], bg)
         for name, column in stamped.items():
-            views[name] = _plain(column[k], bg)
+            views[name] = plain_view(column[k], bg)
         for name, column in counted.items():
             if column[k] is not None:
                 canvas, masks = column[k]
