@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from training_tasks import text_grid, text_problem
-from training_tasks import training_and_truth as _training
+from training_tasks import assert_first_program_right, text_grid, text_problem
 
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.view_kinds import CONTENT_BLOW_UP_TASKS
@@ -59,8 +58,4 @@ def test_no_content_views_when_the_content_fills_the_input() -> None:
 @pytest.mark.parametrize("task_id", CONTENT_BLOW_UP_TASKS)
 def test_content_blow_ups_solve_their_training_tasks(task_id: str) -> None:
     """The search's first program starts from a content blow-up, right on the test."""
-    problems, truth = _training()
-    found = language_solutions(problems[task_id], 1)
-    assert found and found[0].program.view.startswith("content "), task_id
-    for made, want in zip(found[0].predictions, truth[task_id], strict=True):
-        np.testing.assert_array_equal(made, want)
+    assert_first_program_right(task_id, "content ")

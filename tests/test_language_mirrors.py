@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from training_tasks import text_grid, text_problem
-from training_tasks import training_and_truth as _training
+from training_tasks import assert_first_program_right, text_grid, text_problem
 
-from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.mirrors import (
     MIRROR_TILE_TASKS,
     TRANSFORMS,
@@ -68,8 +66,4 @@ def test_no_layout_when_a_block_is_no_transform_or_every_block_is_the_input() ->
 @pytest.mark.parametrize("task_id", MIRROR_TILE_TASKS)
 def test_mirror_tile_solves_its_training_tasks(task_id: str) -> None:
     """The search's first program starts from the view and is right on the test."""
-    problems, truth = _training()
-    found = language_solutions(problems[task_id], 1)
-    assert found and found[0].program.view.startswith("mirror tile"), task_id
-    for made, want in zip(found[0].predictions, truth[task_id], strict=True):
-        np.testing.assert_array_equal(made, want)
+    assert_first_program_right(task_id, "mirror tile")

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from training_tasks import text_grid, text_problem
-from training_tasks import training_and_truth as _training
+from training_tasks import assert_first_program_right, text_grid, text_problem
 
 from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.panel_cells import (
@@ -67,8 +66,4 @@ def test_panels_with_two_marks_are_found_by_their_mask() -> None:
 @pytest.mark.parametrize("task_id", PANEL_CELL_TASKS)
 def test_panel_cells_solve_their_training_tasks(task_id: str) -> None:
     """The search's first program starts from the view and is right on the test."""
-    problems, truth = _training()
-    found = language_solutions(problems[task_id], 1)
-    assert found and found[0].program.view.startswith("panel cells"), task_id
-    for made, want in zip(found[0].predictions, truth[task_id], strict=True):
-        np.testing.assert_array_equal(made, want)
+    assert_first_program_right(task_id, "panel cells")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from training_tasks import assert_first_program_right
 from training_tasks import text_grid as _grid
 from training_tasks import text_problem as _problem
-from training_tasks import training_and_truth as _training
 
-from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.language.symmetry import (
     GROUPS,
     SYMMETRY_TASKS,
@@ -95,8 +94,4 @@ def test_a_task_whose_outputs_are_not_symmetric_has_no_symmetric_view() -> None:
 @pytest.mark.parametrize("task_id", SYMMETRY_TASKS)
 def test_symmetric_views_solve_their_training_tasks(task_id: str) -> None:
     """The first program starts from a symmetric view and is right on the test."""
-    problems, truth = _training()
-    found = language_solutions(problems[task_id], 2)
-    assert found and found[0].program.view.startswith("symmetric"), task_id
-    for made, want in zip(found[0].predictions, truth[task_id], strict=True):
-        np.testing.assert_array_equal(made, want)
+    assert_first_program_right(task_id, "symmetric", 2)

@@ -8,6 +8,7 @@ import functools
 import numpy as np
 
 from jaxarc.data import load_bank
+from jaxarc.solve.language.finder import language_solutions
 from jaxarc.solve.problem import Problem, known_test_outputs, problems_from_bank
 
 
@@ -37,3 +38,13 @@ def text_problem(pairs: list[tuple[list[str], list[str]]], tests: list[list[str]
         tuple(text_grid(o) for _, o in pairs),
         tuple(text_grid(t) for t in tests),
     )
+
+
+def assert_first_program_right(task_id: str, view_prefix: str, max_programs: int = 1) -> None:
+    """The search's first program on training task ``task_id`` starts from a view whose
+    name starts with ``view_prefix`` and predicts every test output."""
+    problems, truth = training_and_truth()
+    found = language_solutions(problems[task_id], max_programs)
+    assert found and found[0].program.view.startswith(view_prefix), (task_id, found[:1])
+    for made, want in zip(found[0].predictions, truth[task_id], strict=True):
+        np.testing.assert_array_equal(made, want)
