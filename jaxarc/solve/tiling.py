@@ -58,19 +58,25 @@ class Tiling:
     symmetries: tuple[tuple[str, ...], ...]
 
 
-def _tile_counts(
-    sources: list[np.ndarray], outputs: tuple[np.ndarray, ...]
+def common_factors(
+    sources: list[np.ndarray] | tuple[np.ndarray, ...], outputs: tuple[np.ndarray, ...]
 ) -> tuple[int, int] | None:
+    """``(rows, cols)`` when every output is ``rows x cols`` times its source's shape (the
+    same factors for every pair, ``(1, 1)`` included), else ``None``."""
     counts = set()
     for source, out in zip(sources, outputs, strict=False):  # (the demonstrations' sources)
         (h, w), (big_h, big_w) = source.shape, out.shape
         if big_h % h or big_w % w:
             return None
         counts.add((big_h // h, big_w // w))
-    if len(counts) != 1:
-        return None
-    rows, cols = counts.pop()
-    return (rows, cols) if max(rows, cols) <= MAX_TILES else None
+    return counts.pop() if len(counts) == 1 else None
+
+
+def _tile_counts(
+    sources: list[np.ndarray], outputs: tuple[np.ndarray, ...]
+) -> tuple[int, int] | None:
+    counts = common_factors(sources, outputs)
+    return counts if counts is not None and max(counts) <= MAX_TILES else None
 
 
 def _symmetries(

@@ -26,6 +26,7 @@ from jaxtyping import Int8
 
 from jaxarc.solve.language.view_kinds import DIHEDRAL
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.tiling import common_factors
 
 Transform = Callable[[np.ndarray], np.ndarray]
 # the input itself, its mirrors, then its turns: the first that fits a block is kept
@@ -65,16 +66,8 @@ Layout = tuple[tuple[str, ...], ...]  # [kh][kw] transform names
 def _factors(problem: Problem) -> tuple[int, int] | None:
     """``(kh, kw)`` when every demonstration output is ``kh x kw`` times its input's shape
     (not ``1 x 1``), else ``None``."""
-    found = set()
-    for grid, out in zip(problem.demo_inputs, problem.demo_outputs, strict=True):
-        (h, w), (oh, ow) = grid.shape, out.shape
-        if oh % h or ow % w:
-            return None
-        found.add((oh // h, ow // w))
-    if len(found) != 1:
-        return None
-    factors = found.pop()
-    return None if factors == (1, 1) else factors
+    factors = common_factors(problem.demo_inputs, problem.demo_outputs)
+    return None if factors in (None, (1, 1)) else factors
 
 
 def learn_layout(problem: Problem) -> Layout | None:
