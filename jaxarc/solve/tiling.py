@@ -21,7 +21,7 @@ into its output.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from jaxtyping import Int32
@@ -44,6 +44,7 @@ SYMMETRIES: tuple[tuple[str, Callable[[np.ndarray], np.ndarray], tuple[int, ...]
     ("transpose", lambda g: g.T, (ops.ROTATE_CW, ops.FLIP_LR), True),
     ("anti-transpose", lambda g: np.rot90(g, 2).T, (ops.ROTATE_CW, ops.FLIP_TB), True),
 )
+_SYMMETRY_MAPS = tuple((name, mapped, square) for name, mapped, _, square in SYMMETRIES)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,10 +80,23 @@ def _tile_counts(
     return counts if counts is not None and max(counts) <= MAX_TILES else None
 
 
-def _symmetries(
-    sources: list[np.ndarray], outputs: tuple[np.ndarray, ...], rows: int, cols: int
+def block_transforms(
+    sources: list[np.ndarray] | tuple[np.ndarray, ...],
+    outputs: tuple[np.ndarray, ...],
+    rows: int,
+    cols: int,
+    transforms: Sequence[tuple[str, Callable[[np.ndarray], np.ndarray], bool]],
 ) -> tuple[tuple[str, ...], ...] | None:
+    """The name of the first of ``transforms`` (name, map, whether it needs square
+    sources) that gives block ``(i, j)`` of every output from its source, per block row by
+    row (``rows x cols`` blocks of the source's shape); ``None`` when some block has none.
+    ``sources``: the demonstrations' first, then the test inputs' (a transform that needs
+    square sources is tried only when they all are); ``outputs``: the demonstrations'."""
     square = all(g.shape[0] == g.shape[1] for g in sources)
+    usable = [
+        (name, mapped) for name, mapped, needs_square in transforms if square or not needs_square
+    ]
+    images = [{name: mapped(g) for name, mapped in usable} for g in sources[: len(outputs)]]
     found = []
     for i in range(rows):
         row = []
@@ -90,17 +104,16 @@ def _symmetries(
             name = next(
                 (
                     name
-                    for name, mapped, _, needs_square in SYMMETRIES
-                    if (square or not needs_square)
-                    and all(
+                    for name, _ in usable
+                    if all(
                         np.array_equal(
-                            mapped(g),
+                            made[name],
                             out[
                                 i * g.shape[0] : (i + 1) * g.shape[0],
                                 j * g.shape[1] : (j + 1) * g.shape[1],
                             ],
                         )
-                        for g, out in zip(sources, outputs, strict=False)
+                        for g, out, made in zip(sources, outputs, images, strict=False)
                     )
                 ),
                 None,
@@ -148,7 +161,7 @@ def find_tiling(problem: Problem) -> Tiling | None:
     symmetries make every demonstration output (at most :data:`MAX_TILES` a side; not the
     source itself unchanged; the test inputs' tilings fit the ARC canvas); else ``None``."""
     for source, boxes, crops, rows, cols in _tiled_sources(problem):
-        symmetries = _symmetries(crops, problem.demo_outputs, rows, cols)
+        symmetries = block_transforms(crops, problem.demo_outputs, rows, cols, _SYMMETRY_MAPS)
         if symmetries is None or symmetries == (("identity",),):
             continue
         return Tiling(source, tuple(boxes), symmetries)  # type: ignore[arg-type]

@@ -26,7 +26,7 @@ from jaxtyping import Int8
 
 from jaxarc.solve.language.view_kinds import DIHEDRAL
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.tiling import common_factors
+from jaxarc.solve.tiling import block_transforms, common_factors
 
 Transform = Callable[[np.ndarray], np.ndarray]
 # the input itself, its mirrors, then its turns: the first that fits a block is kept
@@ -78,33 +78,12 @@ def learn_layout(problem: Problem) -> Layout | None:
     if factors is None:
         return None
     kh, kw = factors
-    square = all(g.shape[0] == g.shape[1] for g in (*problem.demo_inputs, *problem.test_inputs))
-    names = tuple(TRANSFORMS) if square else SHAPE_KEEPING
-    demos = list(zip(problem.demo_inputs, problem.demo_outputs, strict=True))
-    made = [{name: TRANSFORMS[name](grid) for name in names} for grid, _ in demos]
-    layout = []
-    for i in range(kh):
-        row = []
-        for j in range(kw):
-            for name in names:
-                if all(
-                    np.array_equal(
-                        out[
-                            i * g.shape[0] : (i + 1) * g.shape[0],
-                            j * g.shape[1] : (j + 1) * g.shape[1],
-                        ],
-                        turned[name],
-                    )
-                    for (g, out), turned in zip(demos, made, strict=True)
-                ):
-                    row.append(name)
-                    break
-            else:
-                return None
-        layout.append(tuple(row))
-    if all(name == "input" for row in layout for name in row):
+    grids = (*problem.demo_inputs, *problem.test_inputs)
+    transforms = [(name, fn, name not in SHAPE_KEEPING) for name, fn in TRANSFORMS.items()]
+    layout = block_transforms(grids, problem.demo_outputs, kh, kw, transforms)
+    if layout is None or all(name == "input" for row in layout for name in row):
         return None
-    return tuple(layout)
+    return layout
 
 
 def mirror_tile(grid: Int8[np.ndarray, "h w"], layout: Layout) -> Int8[np.ndarray, "H W"]:
