@@ -31,9 +31,8 @@ from collections.abc import Callable
 
 import numpy as np
 from jaxtyping import Int8
-from scipy import ndimage
 
-from jaxarc.solve.language.objects import EIGHT
+from jaxarc.solve.language.objects import grid_objects
 from jaxarc.solve.problem import Problem
 
 SYMMETRY_TASKS = ("4938f0c2", "4c5c2cf0", "e40b9e2f", "11852cab")
@@ -115,19 +114,18 @@ def is_symmetric(grid: Int8[np.ndarray, "H W"], bg: int, group: str) -> bool:
 
 def _object_centre(grid: np.ndarray, bg: int, group: str) -> Centre | None:
     """The middle of the box of the largest one-colour object (8-connected) that ``group``
-    maps onto itself; ``None``: none does."""
+    maps onto itself (the first of the largest, colour by colour); ``None``: none does."""
+    objects = grid_objects(grid, bg)["single8"]
     best: tuple[int, Centre] | None = None
-    for colour in np.unique(grid[grid != bg]).tolist():
-        labels, count = ndimage.label(grid == colour, EIGHT)
-        for k in range(1, count + 1):
-            cells = np.argwhere(labels == k)
-            if best is not None and len(cells) <= best[0]:
-                continue
-            centre = tuple(int(v) for v in cells.min(0) + cells.max(0))
-            own = np.where(labels == k, grid, bg).astype(np.int8)
-            made = symmetrize(own, bg, group, centre)
-            if made is not None and np.array_equal(made, own):
-                best = (len(cells), centre)
+    for k in range(objects.count):
+        size = int(objects.sizes[k])
+        if best is not None and size <= best[0]:
+            continue
+        r1, c1, r2, c2 = (int(v) for v in objects.boxes[k])
+        own = np.where(objects.labels == k, grid, bg).astype(np.int8)
+        made = symmetrize(own, bg, group, (r1 + r2, c1 + c2))
+        if made is not None and np.array_equal(made, own):
+            best = (size, (r1 + r2, c1 + c2))
     return None if best is None else best[1]
 
 
