@@ -223,6 +223,7 @@ class CoverTables:
                     members.append((colour, self.index[name]))
         self._self_tables = {kind: self._self_table(kind) for kind in SELF_KINDS}
         self._template_cells = np.stack([table[3] for table in self._self_tables.values()])
+        self._template_cells_f = self._template_cells.astype(np.float32)  # [kinds, T, N]
 
     def _self_table(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For the self paints of ``kind``, over the templates in order: the members'
@@ -353,12 +354,14 @@ class CoverTables:
         if count == 0:
             return
         target = remaining if inside is None else remaining & inside
+        fixes = self._template_cells_f @ target.astype(np.float32) > 0.5  # [kinds, T]
         chosen = []  # [kinds, T]
-        for colours, rows, owners, cells in self._self_tables.values():
+        for (colours, rows, owners, _), fixing in zip(
+            self._self_tables.values(), fixes, strict=True
+        ):
             members = np.bincount(owners, minlength=count)
             wrong = np.bincount(owners, weights=bad[rows, colours], minlength=count)
-            fixes = cells.astype(np.float32) @ target.astype(np.float32) > 0.5
-            chosen.append((members > 0) & (wrong < 0.5) & fixes)
+            chosen.append((members > 0) & (wrong < 0.5) & fixing)
         templates, kinds = np.nonzero(np.asarray(chosen).T)  # template-major, kinds in order
         names = list(self.templates)
         paints.extend(
