@@ -226,19 +226,15 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
     looked_up = lookup_views(problem, bg)
     mirror_tiled = mirror_tile_views(problem)
     panel_cells = panel_cell_views(problem)
+    up, down = ratio(first_out, first_in), ratio(first_in, first_out)
     # the content's box blown up: its ratio to the first output, when the content is smaller
     # than the input
     first_box = cells_box(problem.demo_inputs[0] != bg)
-    first_content = (
-        None
-        if first_box is None
-        else (
-            first_box[2] - first_box[0] + 1,
-            first_box[3] - first_box[1] + 1,
-        )
-    )
+    first_content = None
+    if first_box is not None:
+        first_content = (first_box[2] - first_box[0] + 1, first_box[3] - first_box[1] + 1)
     content_up = None
-    if first_content is not None and first_content != first_in:
+    if first_content not in (None, first_in):
         content_up = ratio(first_out, first_content)
     symmetric = symmetry_views(problem, bg)
     per_grid: list[dict[str, View]] = []
@@ -246,7 +242,6 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
         views = {"input": plain_view(grid, bg)}
         views.update({name: plain_view(fn(grid), bg) for name, fn in DIHEDRAL.items()})
         views.update(_crops(grid, bg))
-        up = ratio(first_out, first_in)
         if up is not None:
             views.update(blow_ups(grid, bg, up, self_tile=up == first_in))
         if content_up is not None:
@@ -257,7 +252,6 @@ def task_views(problem: Problem) -> dict[str, list[View]]:
                 views.update({f"content {name}": view for name, view in blown.items()})
         for name, column in mirror_tiled.items():
             views[name] = plain_view(column[k], bg)
-        down = ratio(first_in, first_out)
         if down is not None:
             views[f"sample {down[0]} x {down[1]}"] = plain_view(grid[:: down[0], :: down[1]], bg)
             for axis in (0, 1):
