@@ -50,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--updates", type=int, default=300, help="network training updates")
     parser.add_argument("--learn-updates", type=int, default=100, help="program-rl per task")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--hindsight", type=int, default=0, help="relabelled tasks of each update's 8"
+    )
     parser.add_argument("--train-tasks", type=int, default=300, help="of training 100-399")
     parser.add_argument("--tuning-tasks", type=int, default=100, help="of training 0-99")
     parser.add_argument("--network", type=Path, default=None, help="measure this network")
@@ -83,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from jaxarc.solve.program_variant import LearnerVariant
 
     bank = load_bank("arc-agi-1/training")
-    config = ProgramNetworkConfig(updates=args.updates)
+    config = ProgramNetworkConfig(updates=args.updates, hindsight_tasks=args.hindsight)
     tuning = bank.subset(range(args.tuning_tasks))
     tuning_problems, tuning_known = problems_from_bank(tuning), known_test_outputs(tuning)
     from jaxarc.benchmarking.machine import run_provenance

@@ -20,6 +20,7 @@ from jaxarc.solve.language.vocabulary import (
     ITEM_ACTIONS,
     LANGUAGE_KINDS,
     MASK_CLASSES,
+    PAINT_ITEM_KINDS,
     PAINT_KINDS,
     language_vocabulary,
 )
@@ -91,21 +92,31 @@ def test_language_items_replayed_by_the_environment_write_what_their_paints_choo
     assert vocabulary.masks.shape == (*vocabulary.operations.shape, 30, 30)
     kinds = vocabulary.kinds
     assert kinds.dtype == np.int32 and ((kinds >= 0) & (kinds < LANGUAGE_KINDS)).all()
-    assert [PAINT_KINDS[k // MASK_CLASSES] for k in kinds] == [p.kind for p in vocabulary.paints]
+    paints = [k for k, paint in enumerate(vocabulary.paints) if paint is not None]
+    views = [k for k, paint in enumerate(vocabulary.paints) if paint is None]
+    assert views == list(range(len(views)))  # the view items first
+    assert (kinds[views] >= PAINT_ITEM_KINDS).all()
+    assert [PAINT_KINDS[kinds[k] // MASK_CLASSES] for k in paints] == [
+        vocabulary.paints[k].kind for k in paints
+    ]
     # the rule the task needs is among the items (lone cells are objects of size 1)
+    input_paints = [k for k in paints if vocabulary.views[k] == "input"]
+    assert all(vocabulary.parents[k] == -1 for k in input_paints)
     solving = [
         k
-        for k, paint in enumerate(vocabulary.paints)
+        for k in input_paints
         if all(
             np.array_equal(a, b)
-            for a, b in zip(_numpy_paint(task, paint)[:3], task.demo_outputs, strict=True)
+            for a, b in zip(
+                _numpy_paint(task, vocabulary.paints[k])[:3], task.demo_outputs, strict=True
+            )
         )
     ]
     assert solving, [vocabulary.describe(k) for k in range(len(vocabulary))]
     objects = FAMILY_NAMES.index("objects")
     assert vocabulary.kinds[solving[0]] == PAINT_KINDS.index("fill") * MASK_CLASSES + objects
-    for item, paint in enumerate(vocabulary.paints):
-        expected = _numpy_paint(task, paint)
+    for item in input_paints:
+        expected = _numpy_paint(task, vocabulary.paints[item])
         actions = [
             (vocabulary.operations[item, g], vocabulary.masks[item, g]) for g in range(len(grids))
         ]
@@ -135,14 +146,57 @@ def test_a_mixed_replay_of_whole_grid_actions_is_their_bbox_replay() -> None:
         np.testing.assert_array_equal(got[1][0], expected[1][0])
 
 
-def test_a_same_shape_task_without_wrong_cells_or_of_other_shapes_has_no_items() -> None:
+def test_the_input_view_has_paints_only_for_wrong_cells_of_same_shape_outputs() -> None:
     task = _singles_task(2)
     unchanged = dataclasses.replace(task, demo_outputs=task.demo_inputs)
-    assert len(language_vocabulary(unchanged)) == 0
+    assert "input" not in language_vocabulary(unchanged).views
+    assert "input" in language_vocabulary(task).views
     cropped = dataclasses.replace(task, demo_outputs=tuple(g[:4] for g in task.demo_outputs))
-    assert len(language_vocabulary(cropped)) == 0
-    arrays, table, _ = task_arrays(cropped, language_vocabulary(cropped))
-    assert arrays.mask_ops.shape[-1] == 0 and len(table) == len(program_vocabulary(cropped))
+    language = language_vocabulary(cropped)
+    assert "input" not in language.views
+    views = {
+        name for name, paint in zip(language.views, language.paints, strict=True) if paint is None
+    }
+    assert views <= set(task_views(cropped))
+    arrays, table, _ = task_arrays(cropped, language)
+    assert len(table) == len(program_vocabulary(cropped)) + len(language)
+    whole_grid = len(table) - len(language)
+    parents = np.asarray(arrays.parents)[whole_grid : len(table)]
+    expected = np.where(language.parents >= 0, whole_grid + language.parents, 0)
+    np.testing.assert_array_equal(parents, expected)
+
+
+def test_a_paint_of_a_view_solves_after_its_view_item_and_not_alone() -> None:
+    task = _singles_task(5)
+    flipped = dataclasses.replace(
+        task, demo_outputs=tuple(np.ascontiguousarray(g[:, ::-1]) for g in task.demo_outputs)
+    )
+    language = language_vocabulary(flipped)
+    view = language.views.index("flip left-right")
+    assert language.paints[view] is None
+    children = [k for k in range(len(language)) if language.parents[k] == view]
+    assert children and all(language.views[k] == "flip left-right" for k in children)
+    grids = flipped.num_demos + len(flipped.test_inputs)
+    bbox_noop = np.full((2, grids, 5), -1, np.int32)
+
+    def solves(*items: int) -> bool:
+        rows = bbox_noop[: len(items)]
+        return replay_mixed(
+            flipped, rows, language.operations[list(items)], language.masks[list(items)]
+        )[0]
+
+    solving = [k for k in children if solves(view, k)]
+    assert solving, [language.describe(k) for k in children]
+    assert not any(solves(k) for k in solving)  # a view's paint needs its view laid first
+    expected = flipped.test_inputs[0][:, ::-1].copy()
+    expected[_isolated_singles(53)[1][:, ::-1] == 5] = 5
+    made = replay_mixed(
+        flipped,
+        bbox_noop,
+        language.operations[[view, solving[0]]],
+        language.masks[[view, solving[0]]],
+    )[1][0]
+    np.testing.assert_array_equal(made, expected)
 
 
 @pytest.mark.slow  # compiles the learner with and without the language (~20 s)
@@ -157,7 +211,8 @@ def test_program_rl_learns_a_mask_rule_only_with_the_language_and_compiles_once_
     rules = {  # the items that alone turn every demonstration input into its output
         vocabulary.describe(k)
         for k, paint in enumerate(vocabulary.paints)
-        if all(
+        if paint is not None
+        and all(
             np.array_equal(a, b)
             for a, b in zip(_numpy_paint(task, paint)[:3], task.demo_outputs, strict=True)
         )

@@ -18,6 +18,7 @@ from limits import SUBPROCESS_TIMEOUT_S, XLA_TEST_FLAGS
 
 from jaxarc.agents.grpo.config import GRPOConfig
 from jaxarc.agents.model.program_policy import ProgramPolicy, ProgramPolicyConfig
+from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.network_store import NETWORK_FILE, NetworkError, load_network, save_network
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.program_attempts import program_rl_attempts
@@ -28,9 +29,11 @@ from jaxarc.solve.program_network import (
     make_update,
     network_start,
     network_task,
+    relabelled_task,
     train_program_network,
     training_batch,
 )
+from jaxarc.solve.program_play import program_returns
 from jaxarc.solve.program_rl import ProgramRLConfig
 from jaxarc.solve.program_tasks import ALL_KINDS
 from jaxarc.solve.program_variant import LearnerVariant
@@ -38,9 +41,9 @@ from jaxarc.testing import check_program_policy
 from jaxarc.testing.contracts import ContractError
 
 CONFIG = ProgramNetworkConfig(
-    updates=12,
+    updates=20,
     tasks_per_update=4,
-    group_size=8,
+    group_size=16,
     program_length=2,
     learning_rate=0.02,
     grpo=GRPOConfig(epochs=1, minibatches=1, beta=0.0),
@@ -68,6 +71,33 @@ def trained() -> tuple[ProgramPolicy, list[dict]]:
 def test_the_program_policy_keeps_its_contract() -> None:
     policy = ProgramPolicy(jax.random.key(1), ProgramPolicyConfig(kinds=ALL_KINDS))
     check_program_policy(policy, vocabulary_sizes=(64, 128))
+
+
+def test_the_relation_bias_follows_each_items_parent_as_a_numpy_reference_does() -> None:
+    import equinox as eqx
+
+    from jaxarc.testing.program_policy import random_program_task
+
+    policy = ProgramPolicy(jax.random.key(2), ProgramPolicyConfig(kinds=ALL_KINDS))
+    task = random_program_task(jax.random.key(5), 32, ALL_KINDS, 32)
+    bias = jnp.asarray([0.0, 3.0, 1.0, -2.0], jnp.float32)  # see RELATIONS
+    biased = eqx.tree_at(lambda p: p.relation_bias, policy, bias)
+    added = np.asarray(biased.chain_logits(task)) - np.asarray(policy.chain_logits(task))
+    parents = np.asarray(task.parents)
+    assert (parents > 0).any() and (parents == 0).any()
+    expected = np.zeros((32, 32), np.float32)
+    for previous in range(32):
+        for item in range(32):
+            if parents[item] == 0:
+                continue
+            if parents[item] == previous:
+                expected[previous, item] = 3.0
+            elif parents[item] == parents[previous]:
+                expected[previous, item] = 1.0
+            else:
+                expected[previous, item] = -2.0
+    np.testing.assert_allclose(added, expected, atol=1e-5)
+    check_program_policy(biased, vocabulary_sizes=(64,))
 
 
 def test_the_contract_catches_a_policy_that_leaks_onto_invalid_items() -> None:
@@ -109,6 +139,36 @@ def test_training_raises_the_reward_and_carries_to_a_new_task(trained) -> None:
         start_logits=network_start(untrained, CONFIG.reward()),
     )
     assert not info["greedy_solves_demos"], info["greedy_program"]
+
+
+def test_a_relabelled_program_solves_its_own_task_and_the_network_reads_it_anew() -> None:
+    task = network_task(flip_task("r", 7), CONFIG.reward())
+    reward = CONFIG.reward()
+    table = np.asarray(task.arrays.table)[:, 0]
+    turn = int(np.flatnonzero(table[:, 0] == ops.FLIP_TB)[0])  # turns every random grid
+    program = np.asarray([turn, 0], np.int32)
+    made = relabelled_task(task, program, reward)
+    assert made is not None and made.task_id == f"r+{turn}"
+    _, _, _, solved = program_returns(made.arrays, jnp.asarray(program)[None], reward, made.side)
+    assert bool(solved[0, -1])
+    _, _, _, before = program_returns(task.arrays, jnp.asarray(program)[None], reward, task.side)
+    assert not bool(before[0, -1])
+    # the item's statistics are read again: alone it now solves every pair
+    assert float(made.reads.item_stats[turn, 2]) == 1.0
+    assert float(task.reads.item_stats[turn, 2]) == 0.0
+    assert relabelled_task(task, np.zeros(2, np.int32), reward) is None  # changes nothing
+
+
+def test_training_with_hindsight_draws_relabelled_tasks() -> None:
+    config = dataclasses.replace(CONFIG, updates=3, hindsight_tasks=2)
+    tasks = [network_task(flip_task(f"h{k}", k), config.reward()) for k in range(4)]
+    seen: list[int] = []
+    train_program_network(
+        tasks, config, jax.random.key(0), on_update=lambda i, r, p: seen.append(i)
+    )
+    assert seen == [0, 1, 2]
+    with pytest.raises(ValueError, match="hindsight_tasks"):
+        dataclasses.replace(CONFIG, hindsight_tasks=CONFIG.tasks_per_update)
 
 
 def test_the_update_compiles_once_and_its_batch_has_the_trainer_layout() -> None:
@@ -203,11 +263,12 @@ def test_sharded_training_equals_one_device() -> None:
     # the same programs played and the same losses and gradient norms, update by update
     np.testing.assert_allclose(runs[2]["losses"], runs[1]["losses"], rtol=1e-4, atol=1e-6)
     # the same parameters, but where Adam divides a near-zero gradient by its own size:
-    # there the devices' other order of summing moves a weight by up to a step (lr)
+    # there the devices' other order of summing may turn a weight's step (up to lr an
+    # update) the other way, in each of the two updates
     two, one = np.asarray(runs[2]["params"]), np.asarray(runs[1]["params"])
     apart = np.abs(two - one)
     assert np.mean(apart > 1e-5) < 0.01, np.mean(apart > 1e-5)
-    assert apart.max() <= 2 * CONFIG.learning_rate
+    assert apart.max() <= 2 * 2 * CONFIG.learning_rate
 
 
 def test_jaxarc_solve_learns_each_task_from_a_network_given_as_the_prior(

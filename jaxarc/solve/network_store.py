@@ -31,12 +31,15 @@ NETWORK_INFO = "network.json"
 
 def kind_layout() -> str:
     """How this jaxarc numbers item kinds: the whole-grid kinds, then the content
-    language's paint kinds times its mask families."""
+    language's paint kinds times its mask families, then its view kinds."""
     from jaxarc.solve.language.masks import FAMILY_NAMES
-    from jaxarc.solve.language.vocabulary import PAINT_KINDS
+    from jaxarc.solve.language.vocabulary import PAINT_KINDS, VIEW_ITEM_KINDS
     from jaxarc.solve.program_tasks import NUM_KINDS
 
-    return f"{NUM_KINDS} whole-grid; paints {','.join(PAINT_KINDS)}; masks {','.join(FAMILY_NAMES)}"
+    return (
+        f"{NUM_KINDS} whole-grid; paints {','.join(PAINT_KINDS)}; masks "
+        f"{','.join(FAMILY_NAMES)}; views {','.join(VIEW_ITEM_KINDS)}"
+    )
 
 
 class NetworkError(ValueError):

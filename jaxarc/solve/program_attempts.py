@@ -20,11 +20,11 @@ import numpy as np
 from jaxtyping import Array, Float32, Int32, PRNGKeyArray
 
 from jaxarc.solve.attempts import describe_sequence, pick_attempts
-from jaxarc.solve.language.vocabulary import LanguageVocabulary, language_vocabulary
+from jaxarc.solve.language.vocabulary import LanguageVocabulary
 from jaxarc.solve.mixed_replay import replay_mixed
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.program_rl import ProgramRLConfig, learn_program
-from jaxarc.solve.program_tasks import StartLogits
+from jaxarc.solve.program_tasks import StartLogits, task_language
 from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 from jaxarc.solve.replay import replay_on_task
 
@@ -128,7 +128,7 @@ def program_rl_attempts(
     ``prior``, see :func:`learn_program`), and what the learning did (see the module
     docstring)."""
     start = time.perf_counter()
-    language = language_vocabulary(problem) if variant.language else None
+    language = task_language(problem) if variant.language else None
     runs, played = [], []  # per restart: (learned, greedy, best); per program: (solves, tests)
     for restart in range(variant.restarts):
         run_key = key if restart == 0 else jax.random.fold_in(key, restart)

@@ -1,18 +1,22 @@
 """A program network trained across ARC tasks by the GRPO trainer's own step.
 
 One :class:`~jaxarc.agents.model.program_policy.ProgramPolicy` scores the items of any
-task's vocabulary (whole-grid actions and the content language's paints,
+task's vocabulary (whole-grid actions and the content language's views and paints,
 :func:`~jaxarc.solve.program_tasks.task_arrays`) given the item before it. Training plays its
 programs on the demonstrations of many tasks and learns from their reward:
 
 * an **episode** is a program of up to ``program_length`` items, sampled from the
   network's chain logits and played by the environment's own step code on every
-  demonstration input of its task (:func:`~jaxarc.solve.program_rl.program_returns`);
+  demonstration input of its task (:func:`~jaxarc.solve.program_play.program_returns`);
 * its **reward** is what program-rl's learner earns: the pairs solved and the cells right,
   a bonus when every pair is solved, a cost per action;
 * a **group** is ``group_size`` programs of one task; with ``memory``, the best program
   found so far for that task (cut where it earned most) takes the group's last place, as
   in program-rl's memory of one;
+* with ``hindsight_tasks``, some of an update's tasks are **relabelled** ones: a program
+  the network sampled on a training task that acts but does not solve it, with the grids
+  it made as the demonstration outputs, so that it is a solution (hindsight relabelling,
+  as in CodeIt);
 * an **update** plays ``tasks_per_update`` groups and runs
   :func:`jaxarc.agents.grpo.train.optimise_on_batch`: the same epochs of clipped-surrogate
   steps (:func:`jaxarc.agents.grpo.train_step.surrogate_step`), KL reference and optimiser
@@ -50,8 +54,8 @@ from jaxarc.agents.model.program_policy import (
     ProgramStep,
     ProgramTask,
 )
-from jaxarc.solve.language.vocabulary import language_vocabulary
 from jaxarc.solve.problem import Problem
+from jaxarc.solve.program_play import program_grids
 from jaxarc.solve.program_rl import (
     ProgramRLConfig,
     best_prefixes,
@@ -66,9 +70,11 @@ from jaxarc.solve.program_tasks import (
     StartLogits,
     TaskArrays,
     task_arrays,
+    task_language,
 )
 
 ITEM_SLOTS = VOCABULARY_SLOTS[-1]  # every task's items, padded for the network
+HINDSIGHT_POOL = 256  # relabelled tasks kept to draw from (the newest)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +83,10 @@ class ProgramNetworkConfig:
     ``group_size`` programs of at most ``program_length`` items; ``learning_rate`` (Adam,
     gradients clipped at ``max_grad_norm``); ``grpo``: the surrogate's epochs,
     minibatches, clipping and KL; ``memory``: the best program found for a task joins its
-    group; ``policy``: the network's widths. The reward is program-rl's
+    group; ``hindsight_tasks``: that many of an update's tasks are relabelled ones
+    (:func:`relabelled_task`: a program the network sampled, its own grids as the
+    outputs), drawn from the last :data:`HINDSIGHT_POOL` made; ``policy``: the network's
+    widths. The reward is program-rl's
     (:class:`~jaxarc.solve.program_rl.ProgramRLConfig`'s bonus and cost)."""
 
     updates: int = 300
@@ -88,12 +97,18 @@ class ProgramNetworkConfig:
     max_grad_norm: float = 1.0
     grpo: GRPOConfig = GRPOConfig(epochs=2, minibatches=2, beta=0.0)
     memory: bool = True
+    hindsight_tasks: int = 0
     policy: ProgramPolicyConfig = ProgramPolicyConfig(kinds=ALL_KINDS)
 
     def __post_init__(self) -> None:
         for name in ("updates", "tasks_per_update", "group_size", "program_length"):
             if getattr(self, name) < (2 if name == "group_size" else 1):
                 raise ValueError(f"ProgramNetworkConfig.{name}={getattr(self, name)}: too small")
+        if not 0 <= self.hindsight_tasks < self.tasks_per_update:
+            raise ValueError(
+                f"ProgramNetworkConfig.hindsight_tasks={self.hindsight_tasks}: in 0 .. "
+                f"tasks_per_update - 1 = {self.tasks_per_update - 1}"
+            )
         if (self.tasks_per_update * self.group_size) % self.grpo.minibatches:
             raise ValueError(
                 "ProgramNetworkConfig: tasks_per_update x group_size must divide into "
@@ -129,22 +144,24 @@ class NetworkTask:
 
 @functools.cache
 def _item_stats_fn(reward: ProgramRLConfig, side: int) -> Callable:
-    """Each item played alone on the demonstrations: ``[C, 4]`` (score, gain over the
-    input, solves every pair, changes the score)."""
+    """Each item played on the demonstrations after its parent (a paint after its view;
+    an item with none alone): ``[C, 4]`` (score, gain over the input, solves every pair,
+    changes the score)."""
 
     def stats(task: TaskArrays) -> Float32[Array, "C 4"]:
-        programs = jnp.arange(task.valid.shape[0], dtype=jnp.int32)[:, None]
+        items = jnp.arange(task.valid.shape[0], dtype=jnp.int32)
+        programs = jnp.stack([task.parents, items], axis=1)  # parent 0: the no-op
         _, _, prefix, solved = program_returns(task, programs, reward, side)
-        gain = prefix[:, 1] - prefix[:, 0]
+        gain = prefix[:, 2] - prefix[:, 0]
         changes = (jnp.abs(gain) > 1e-6).astype(jnp.float32)
-        return jnp.stack([prefix[:, 1], gain, solved[:, 1].astype(jnp.float32), changes], 1)
+        return jnp.stack([prefix[:, 2], gain, solved[:, 2].astype(jnp.float32), changes], 1)
 
     return jax.jit(stats)
 
 
 def network_reads(arrays: TaskArrays, side: int, reward: ProgramRLConfig) -> ProgramTask:
-    """What the network reads of a task (its items' kinds and statistics, padded to
-    :data:`ITEM_SLOTS`, and the task's statistics)."""
+    """What the network reads of a task (its items' kinds, statistics and parents, padded
+    to :data:`ITEM_SLOTS`, and the task's statistics)."""
     stats = np.asarray(_item_stats_fn(reward, side)(arrays), np.float32)
     rows = stats.shape[0]
     valid = np.asarray(arrays.valid)
@@ -154,15 +171,45 @@ def network_reads(arrays: TaskArrays, side: int, reward: ProgramRLConfig) -> Pro
     kinds[:rows] = np.asarray(arrays.kinds)
     mask = np.zeros(ITEM_SLOTS, bool)
     mask[:rows] = valid
+    parents = np.zeros(ITEM_SLOTS, np.int32)
+    parents[:rows] = np.asarray(arrays.parents)
     demos = float(np.sum(np.asarray(arrays.demo)))
     task = np.asarray([stats[0, 0], valid.sum() / ITEM_SLOTS, demos / 10, side / 30], np.float32)
-    return ProgramTask(*(jnp.asarray(x) for x in (kinds, padded, mask, task)))
+    return ProgramTask(*(jnp.asarray(x) for x in (kinds, padded, mask, task, parents)))
 
 
 def network_task(problem: Problem, reward: ProgramRLConfig) -> NetworkTask:
     """``problem`` with its language items, as the network trains and solves on it."""
-    arrays, _, side = task_arrays(problem, language_vocabulary(problem))
+    arrays, _, side = task_arrays(problem, task_language(problem))
     return NetworkTask(problem.task_id, arrays, side, network_reads(arrays, side, reward))
+
+
+@functools.cache
+def _grids_fn(side: int) -> Callable:
+    return jax.jit(lambda task, program: program_grids(task, program, side))
+
+
+def relabelled_task(
+    task: NetworkTask, program: np.ndarray, reward: ProgramRLConfig
+) -> NetworkTask | None:
+    """``task`` with the grids ``program`` makes of its demonstration inputs as their
+    outputs (hindsight relabelling, as CodeIt does): a task ``program`` solves, with the
+    same vocabulary and the network's reads made again for the new outputs. ``None`` when
+    ``program`` leaves some demonstration input as it is."""
+    grids, shapes = map(np.asarray, _grids_fn(task.side)(task.arrays, jnp.asarray(program)))
+    demo = np.asarray(task.arrays.demo)
+    inputs = np.asarray(task.arrays.inputs)
+    same = np.all(grids == inputs, axis=(1, 2)) & np.all(
+        shapes == np.asarray(task.arrays.shapes), axis=1
+    )
+    if (same & demo).any():
+        return None
+    targets = np.where(demo[:, None, None], grids, -1).astype(np.int8)
+    arrays = eqx.tree_at(lambda a: a.targets, task.arrays, jnp.asarray(targets))
+    acted = "-".join(str(int(k)) for k in program if k != 0)
+    return NetworkTask(
+        f"{task.task_id}+{acted}", arrays, task.side, network_reads(arrays, task.side, reward)
+    )
 
 
 @functools.cache
@@ -178,8 +225,8 @@ def _rollout_fn(reward: ProgramRLConfig, side: int) -> Callable:
         rows = rows.at[-1].set(jnp.where(use_memory, previous, rows[-1]))
         chosen = chosen.at[-1].set(jnp.where(use_memory, memory_chosen, chosen[-1]))
         _, total, prefix_reward, prefix_solved = program_returns(task, programs, reward, side)
-        kept, kept_reward, _ = best_prefixes(programs, prefix_reward, prefix_solved)
-        return programs, rows, chosen, total, prefix_solved[:, -1], kept, kept_reward
+        kept, kept_reward, kept_solved = best_prefixes(programs, prefix_reward, prefix_solved)
+        return programs, rows, chosen, total, prefix_solved[:, -1], kept, kept_reward, kept_solved
 
     return jax.jit(rollout)
 
@@ -242,9 +289,11 @@ def training_batch(
 ) -> tuple[TrainingBatchJAX, dict]:
     """Play one group per task from the network's ``logits`` and make the batch (its
     log-probabilities are filled in by the update); ``memory`` (task id -> best program
-    and its reward) is updated in place."""
+    and its reward) is updated in place. The statistics hold, per task, the best sampled
+    program that acts but does not solve (``misses``; ``None``: none), for hindsight."""
     reward = config.reward()
     steps, actions, valid, advantages, rewards, solved = [], [], [], [], [], []
+    misses: list[np.ndarray | None] = []
     empty = np.zeros(config.program_length, np.int32)
     for k, task in enumerate(tasks):
         rows = task.arrays.valid.shape[0]
@@ -255,10 +304,15 @@ def training_batch(
             jax.random.fold_in(key, k),
             jnp.asarray(best if config.memory else empty),
         )
-        programs, previous, chosen, total, success, kept, kept_reward = map(np.asarray, played)
+        programs, previous, chosen, total, success, kept, kept_reward, kept_solved = map(
+            np.asarray, played
+        )
         top = int(np.argmax(kept_reward))
         if kept_reward[top] > best_reward:
             memory[task.task_id] = (kept[top].astype(np.int32), float(kept_reward[top]))
+        # the best program that acts and does not solve: what hindsight relabels
+        near = np.where(~kept_solved & (kept != 0).any(1), kept_reward, -np.inf)
+        misses.append(kept[int(np.argmax(near))] if np.isfinite(near.max()) else None)
         steps.append(previous), actions.append(programs), valid.append(chosen)
         rewards.append(total), solved.append(success)
     rewards_kg = np.stack(rewards).astype(np.float32)
@@ -280,6 +334,7 @@ def training_batch(
         "mean_reward": float(rewards_kg.mean()),
         "solved_share": float(solved_kg.mean()),
         "solved_tasks": [t.task_id for t, s in zip(tasks, solved_kg, strict=True) if s.any()],
+        "misses": misses,
     }
     return batch, stats
 
@@ -293,24 +348,37 @@ def train_program_network(
     on_update: Callable[[int, dict[str, float], ProgramPolicy], None] | None = None,
 ) -> tuple[ProgramPolicy, list[dict[str, float]]]:
     """Train a network on ``tasks`` (see the module docstring): ``(policy, per update its
-    metrics)``. Each update draws ``tasks_per_update`` tasks without replacement;
+    metrics)``. Each update draws ``tasks_per_update`` tasks without replacement (with
+    ``hindsight_tasks``, that many from the relabelled pool once it holds them);
     ``on_update(index, metrics, policy)`` sees every update's result."""
     if len(tasks) < config.tasks_per_update:
         raise ValueError(f"{len(tasks)} tasks: fewer than tasks_per_update")
     init_key, order_key = jax.random.split(key)
+    names = {task.task_id for task in tasks}
     state = init_state(init_key, config)
     update = make_update(config, mesh)
     rng = np.random.default_rng(np.asarray(jax.random.key_data(order_key)))
     memory: dict[str, tuple[np.ndarray, float]] = {}
     found: set[str] = set()  # tasks some sampled program solved
+    pool: list[NetworkTask] = []  # relabelled tasks, the newest last
     history: list[dict[str, float]] = []
     for index in range(config.updates):
-        chosen = [tasks[i] for i in rng.choice(len(tasks), config.tasks_per_update, False)]
+        relabelled = min(config.hindsight_tasks, len(pool))
+        real = config.tasks_per_update - relabelled
+        chosen = [tasks[i] for i in rng.choice(len(tasks), real, False)]
+        chosen += [pool[i] for i in rng.choice(len(pool), relabelled, False)]
         logits = chain_logits(state.policy, [t.reads for t in chosen])
         batch, stats = training_batch(
             chosen, logits, jax.random.fold_in(state.key, 1), config, memory
         )
-        found.update(stats.pop("solved_tasks"))
+        found.update(t for t in stats.pop("solved_tasks") if t in names)
+        for task, program in zip(chosen[:real], stats.pop("misses")[:real], strict=True):
+            made = None
+            if config.hindsight_tasks and program is not None:
+                made = relabelled_task(task, program, config.reward())
+            if made is not None and made.task_id not in memory:
+                memory[made.task_id] = (program.astype(np.int32), -np.inf)  # its solution
+                pool = [*pool[1 - HINDSIGHT_POOL :], made]
         state, metrics = update(state, batch)
         record = {**stats, **{k: float(v) for k, v in metrics.items()}}
         record["tasks_found"] = len(found)

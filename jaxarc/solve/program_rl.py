@@ -32,11 +32,16 @@ import numpy as np
 import optax
 from jaxtyping import Array, Bool, Float32, Int32, PRNGKeyArray
 
-from jaxarc.grid.operations import GridState
-from jaxarc.solve.language.vocabulary import LanguageVocabulary, language_vocabulary
-from jaxarc.solve.mixed_replay import bbox_action, mask_action
+from jaxarc.solve.language.vocabulary import LanguageVocabulary
 from jaxarc.solve.problem import Problem
-from jaxarc.solve.program_tasks import StartLogits, TaskArrays, full_prior, task_arrays
+from jaxarc.solve.program_play import program_returns
+from jaxarc.solve.program_tasks import (
+    StartLogits,
+    TaskArrays,
+    full_prior,
+    task_arrays,
+    task_language,
+)
 from jaxarc.solve.program_variant import ADOPTED, LearnerVariant
 from jaxarc.solve.replay import MAX_STEPS
 
@@ -106,84 +111,6 @@ class ProgramRLConfig:
     def program_steps_per_task(self) -> int:
         """Program steps the learning of a task plays on each of its demonstration pairs."""
         return self.updates * self.program_steps_per_update
-
-
-def program_returns(
-    task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLConfig, side: int
-):
-    """Play ``programs`` on every demonstration: per program and step what the program
-    earns from that step on (the score's gain to the end, the bonus, the cost of the actions
-    left) ``[G, T]``, the whole reward ``[G]``, and, had it stopped after ``t = 0 .. T``
-    actions, what it would have earned and whether it would solve every demonstration
-    ``[G, T+1]`` (the last column: the whole program)."""
-    root = jax.vmap(GridState.create)(task.inputs, task.shapes)
-    pairs = jnp.maximum(jnp.sum(task.demo), 1).astype(jnp.float32)
-
-    def one_grid(state: GridState, row: Int32[Array, "5"], grid, shape) -> GridState:
-        return bbox_action(state, row, grid, shape, side)
-
-    def one_mask(state: GridState, operation, mask, grid, shape) -> GridState:
-        return mask_action(state, operation, mask, grid, shape, side)
-
-    def score(states: GridState) -> tuple[Float32[Array, ""], Bool[Array, ""]]:
-        """The mean over demonstrations of (solved + share of matching cells) / 2, and
-        whether every demonstration is solved."""
-        equal = states.grid == task.targets
-        union = (states.grid >= 0) | (task.targets >= 0)
-        cells = jnp.maximum(jnp.sum(union, axis=(1, 2)), 1).astype(jnp.float32)
-        share = jnp.sum(equal & union, axis=(1, 2)).astype(jnp.float32) / cells
-        matched = jnp.all(equal, axis=(1, 2))
-        pair_score = (matched.astype(jnp.float32) + share) / 2
-        mean = jnp.sum(jnp.where(task.demo, pair_score, 0.0)) / pairs
-        return mean, jnp.all(matched | ~task.demo)
-
-    def apply(states: GridState, rows: Int32[Array, "D 5"]) -> GridState:
-        return jax.vmap(one_grid)(states, rows, task.inputs, task.shapes)
-
-    def apply_masks(states: GridState, operations, masks) -> GridState:
-        return jax.vmap(one_mask)(states, operations, masks, task.inputs, task.shapes)
-
-    def step(states: GridState, column: Int32[Array, " G"]):
-        """Every program's action of one step; skipped when every program has stopped
-        (the learner runs unbatched, so the branch is really not taken), and each of the
-        ``K`` mask actions skipped when no program's row has one there."""
-        states = jax.lax.cond(
-            jnp.any(column != 0),
-            lambda s: jax.vmap(apply)(s, task.table[column]),
-            lambda s: s,
-            states,
-        )
-
-        def mask_step(k: Int32[Array, ""], states: GridState) -> GridState:
-            operations = task.mask_ops[column, :, k]  # [G, D]
-            return jax.lax.cond(
-                jnp.any(operations >= 0),
-                lambda s: jax.vmap(apply_masks)(s, operations, task.masks[column, :, k]),
-                lambda s: s,
-                states,
-            )
-
-        if task.mask_ops.shape[-1]:  # static: none without the language
-            states = jax.lax.fori_loop(0, task.mask_ops.shape[-1], mask_step, states)
-        return states, jax.vmap(score)(states)
-
-    group = jax.tree.map(lambda x: jnp.broadcast_to(x, (programs.shape[0], *x.shape)), root)
-    _, (scores, solved) = jax.lax.scan(step, group, programs.T)  # [T, G] each
-    first_score, first_solved = score(root)
-    num = programs.shape[0]
-    scores = jnp.concatenate([jnp.full((1, num), first_score), scores]).T  # [G, T+1]
-    solved = jnp.concatenate([jnp.full((1, num), first_solved), solved]).T  # [G, T+1]
-    acting = (programs != 0).astype(jnp.float32)
-    costs_left = jnp.cumsum(acting[:, ::-1], axis=1)[:, ::-1] * config.action_cost
-    bonus = config.success_bonus * solved[:, -1].astype(jnp.float32)
-    to_go = scores[:, -1:] - scores[:, :-1] + bonus[:, None] - costs_left
-    reward = scores[:, -1] + bonus - config.action_cost * acting.sum(1)
-    # what each program would have earned had it stopped after t actions, t = 0 .. T
-    spent = jnp.concatenate([jnp.zeros((num, 1)), jnp.cumsum(acting, axis=1)], axis=1)
-    prefix_reward = (
-        scores + config.success_bonus * solved.astype(jnp.float32) - config.action_cost * spent
-    )
-    return to_go, reward, prefix_reward, solved
 
 
 def _masked(logits: Float32[Array, "R C"], valid: Bool[Array, " C"]) -> Float32[Array, "R C"]:
@@ -402,12 +329,12 @@ def learn_program(
     alone gives the language's kinds 0, :func:`full_prior`) or, without one, from
     :func:`uniform_logits`: ``(what was learned, the vocabulary, the canvas side)``. With
     ``variant.language``, the vocabulary holds the task's language items too (``language``:
-    :func:`~jaxarc.solve.language.vocabulary.language_vocabulary`, made here if ``None``).
+    :func:`~jaxarc.solve.program_tasks.task_language`, made here if ``None``).
     ``start_logits``: the starting logits from the task's arrays and canvas side (a trained
     program network, :func:`jaxarc.solve.program_network.network_start`), in place of a
     prior (a chain policy)."""
     if variant.language and language is None:
-        language = language_vocabulary(problem)
+        language = task_language(problem)
     arrays, table, side = task_arrays(problem, language if variant.language else None)
     if start_logits is not None:
         if prior is not None or variant.policy != "chain":

@@ -28,7 +28,12 @@ from jaxtyping import Array, Bool, Float32, Int8, Int32
 from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.candidates import candidate_actions
 from jaxarc.solve.canvas import bucket, canvas_side
-from jaxarc.solve.language.vocabulary import LANGUAGE_KINDS, LanguageVocabulary
+from jaxarc.solve.language.vocabulary import (
+    LANGUAGE_KINDS,
+    MAX_ITEMS,
+    LanguageVocabulary,
+    language_vocabulary,
+)
 from jaxarc.solve.problem import Problem
 from jaxarc.solve.search import pad_slots
 from jaxarc.solve.tiling import tile_layout_actions
@@ -47,6 +52,13 @@ def program_vocabulary(problem: Problem) -> Int32[np.ndarray, "C N 5"]:
     table = np.concatenate([noop, candidate_actions(problem), tile_layout_actions(problem)])
     _, first = np.unique(table.reshape(len(table), -1), axis=0, return_index=True)
     return table[np.sort(first)]
+
+
+def task_language(problem: Problem) -> LanguageVocabulary:
+    """``problem`` 's language items, as many as fit :data:`VOCABULARY_SLOTS` next to its
+    whole-grid actions (every view first, then the best paints)."""
+    room = VOCABULARY_SLOTS[-1] - len(program_vocabulary(problem))
+    return language_vocabulary(problem, max(min(room, MAX_ITEMS), 0))
 
 
 BOX_CLASSES = 5  # an action's box, for its kind: no-op, whole grid, (0, 0), another cell, a box
@@ -86,7 +98,8 @@ class TaskArrays(eqx.Module):
     the demonstration inputs, shapes and outputs (``-1`` outside a grid), which of the
     ``D`` slots hold a demonstration, and each row's mask actions after its bbox action,
     operations ``[C, D, K]`` (``-1``: none) and masks ``[C, D, K, S, S]`` (``K = 0``
-    without the content language; see :mod:`jaxarc.solve.mixed_replay`)."""
+    without the content language; see :mod:`jaxarc.solve.mixed_replay`), and each row's
+    parent ``[C]``: the row of the view a language paint is drawn on (``0``: none)."""
 
     table: Int32[Array, "C D 5"]
     valid: Bool[Array, " C"]
@@ -97,6 +110,7 @@ class TaskArrays(eqx.Module):
     demo: Bool[Array, " D"]
     mask_ops: Int32[Array, "C D K"]
     masks: Bool[Array, "C D K H W"]
+    parents: Int32[Array, " C"]
 
 
 def task_arrays(
@@ -106,9 +120,15 @@ def task_arrays(
     canvas side)``. With ``language`` (the task's
     :func:`~jaxarc.solve.language.vocabulary.language_vocabulary`), its items follow the
     whole-grid actions as rows whose bbox action is the no-op (their kinds after
-    :data:`NUM_KINDS`)."""
+    :data:`NUM_KINDS`); together at most :data:`VOCABULARY_SLOTS` rows
+    (:func:`task_language` makes them fit)."""
     table = program_vocabulary(problem)
     whole_grid = len(table)
+    if language is not None and whole_grid + len(language) > VOCABULARY_SLOTS[-1]:
+        raise ValueError(
+            f"task {problem.task_id}: {whole_grid} whole-grid actions and {len(language)} "
+            f"language items; at most {VOCABULARY_SLOTS[-1]} in all (see task_language)"
+        )
     items = 0 if language is None else len(language)
     if items:
         noop = np.tile(np.asarray(NOOP, np.int32), (items, table.shape[1], 1))
@@ -133,15 +153,17 @@ def task_arrays(
     width = language.operations.shape[-1] if items else 0
     mask_ops = np.full((rows, slots, width), -1, np.int32)
     masks = np.zeros((rows, slots, width, side, side), bool)
+    parents = np.zeros(rows, np.int32)
     if items:
         assert language is not None  # (for the type checker: items > 0)
         kinds[whole_grid : whole_grid + items] = NUM_KINDS + language.kinds
         item_rows = slice(whole_grid, whole_grid + items)
         mask_ops[item_rows, :demos] = language.operations[:, :demos]
         masks[item_rows, :demos] = language.masks[:, :demos, :, :side, :side]
+        parents[item_rows] = np.where(language.parents >= 0, whole_grid + language.parents, 0)
     arrays = TaskArrays(
         *(jnp.asarray(x) for x in (demo_table, np.arange(rows) < len(table), kinds)),
-        *(jnp.asarray(x) for x in (inputs, shapes, targets, demo, mask_ops, masks)),
+        *(jnp.asarray(x) for x in (inputs, shapes, targets, demo, mask_ops, masks, parents)),
     )
     return arrays, table, side
 

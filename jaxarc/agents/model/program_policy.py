@@ -6,7 +6,11 @@ The policy reads each item's features, the same for every task: its **kind** (op
 box class, or paint kind and mask family) and what it does alone on the demonstrations (the
 score it reaches, the gain over the input, whether it solves every pair), with a few
 features of the task. It scores every item given the item played before it, so one
-network gives any task's ``[C, C]`` chain logits: ``logits[previous, next]``.
+network gives any task's ``[C, C]`` chain logits: ``logits[previous, next]``. An item may
+have a **parent** (a paint drawn on a view has that view's item): how the next item stands
+to the previous one (:data:`RELATIONS`: no parent, the previous item is its parent, they
+share a parent, its parent is elsewhere) adds a learned bias, so the policy can learn to
+lay a view and then paint on it in any task.
 
 It is an :class:`~jaxarc.agents.model.policy.AbstractPolicy`, so the GRPO trainer's loss
 and train step (:mod:`jaxarc.agents.grpo.train_step`) train it unchanged: the task table
@@ -31,16 +35,19 @@ from jaxarc.agents.model.policy import AbstractPolicy
 
 ITEM_STATS = 4  # per item: score alone, gain alone, solves alone, changes anything
 TASK_STATS = 4  # per task: the input's score, items, demonstrations, canvas (scaled)
+RELATIONS = ("no parent", "after its parent", "after a sibling", "parent elsewhere")
 
 
 class ProgramTask(eqx.Module):
     """One task as the policy reads it: per item its kind ``[C]`` and statistics
-    ``[C, ITEM_STATS]``, which items are real ``[C]``, and the task's statistics."""
+    ``[C, ITEM_STATS]``, which items are real ``[C]``, the task's statistics, and per item
+    its parent's index ``[C]`` (``0``: none; item 0, the no-op, is no parent)."""
 
     kinds: Int32[Array, " C"]
     item_stats: Float32[Array, "C S"]
     valid: Bool[Array, " C"]
     task_stats: Float32[Array, " F"]
+    parents: Int32[Array, " C"]
 
 
 class ProgramStep(eqx.Module):
@@ -51,12 +58,30 @@ class ProgramStep(eqx.Module):
 
 class ProgramEncoding(eqx.Module):
     """A task encoded once: each item as a previous item (``query``), as a next item
-    (``key``) and its own score (``bias``), and which items are real."""
+    (``key``) and its own score (``bias``), which items are real, their parents and the
+    bias of each of :data:`RELATIONS`."""
 
     query: Float32[Array, "C E"]
     key: Float32[Array, "C E"]
     bias: Float32[Array, " C"]
     valid: Bool[Array, " C"]
+    parents: Int32[Array, " C"]
+    relation_bias: Float32[Array, " R"]
+
+    def relation_logits(self, previous: Int32[Array, " P"]) -> Float32[Array, "P C"]:
+        """The bias each next item gets after each of ``previous`` (see :data:`RELATIONS`)."""
+        parent = self.parents[None]
+        has_parent = parent > 0
+        relation = jnp.where(
+            ~has_parent,
+            0,
+            jnp.where(
+                parent == previous[:, None],
+                1,
+                jnp.where(parent == self.parents[previous][:, None], 2, 3),
+            ),
+        )
+        return self.relation_bias[relation]
 
 
 class ItemDistribution(eqx.Module):
@@ -106,14 +131,16 @@ class ProgramPolicyConfig:
 
 class ProgramPolicy(AbstractPolicy):
     """Scores every item of a task given the previous one (see the module docstring):
-    ``logits[previous, next] = query(previous) . key(next) / sqrt(E) + bias(next)``, each
-    item's vectors from its kind embedding, its statistics and the task's."""
+    ``logits[previous, next] = query(previous) . key(next) / sqrt(E) + bias(next)`` plus the
+    bias of how ``next`` stands to ``previous`` (:data:`RELATIONS`), each item's vectors
+    from its kind embedding, its statistics and the task's."""
 
     kind_embedding: Float32[Array, "K D"]
     item_net: eqx.nn.MLP
     query_head: eqx.nn.Linear
     key_head: eqx.nn.Linear
     bias_head: eqx.nn.Linear
+    relation_bias: Float32[Array, " R"]
     config: ProgramPolicyConfig = eqx.field(static=True)
 
     def __init__(self, key: PRNGKeyArray, config: ProgramPolicyConfig):
@@ -131,6 +158,7 @@ class ProgramPolicy(AbstractPolicy):
         self.query_head = eqx.nn.Linear(config.hidden, config.width, key=k_query)
         self.key_head = eqx.nn.Linear(config.hidden, config.width, key=k_key)
         self.bias_head = eqx.nn.Linear(config.hidden, "scalar", key=k_bias)
+        self.relation_bias = jnp.zeros(len(RELATIONS), jnp.float32)
 
     def encode_task(self, obs: ProgramTask) -> ProgramEncoding:  # type: ignore[override]
         kinds = jnp.clip(obs.kinds, 0, self.config.kinds - 1)
@@ -142,11 +170,14 @@ class ProgramPolicy(AbstractPolicy):
             jax.vmap(self.key_head)(hidden),
             jax.vmap(self.bias_head)(hidden),
             obs.valid,
+            obs.parents,
+            self.relation_bias,
         )
 
     def act(self, obs: ProgramStep, task: ProgramEncoding) -> ItemDistribution:  # type: ignore[override]
         scale = 1.0 / jnp.sqrt(jnp.float32(self.config.width))
         logits = task.key @ task.query[obs.previous] * scale + task.bias
+        logits = logits + task.relation_logits(obs.previous[None])[0]
         return ItemDistribution(logits.astype(jnp.float32), task.valid)
 
     def chain_logits(self, obs: ProgramTask) -> Float32[Array, "C C"]:
@@ -154,4 +185,5 @@ class ProgramPolicy(AbstractPolicy):
         task = self.encode_task(obs)
         scale = 1.0 / jnp.sqrt(jnp.float32(self.config.width))
         logits = task.query @ task.key.T * scale + task.bias[None]
+        logits = logits + task.relation_logits(jnp.arange(obs.kinds.shape[0]))
         return jnp.where(task.valid[None], logits, -1e9).astype(jnp.float32)
