@@ -14,7 +14,7 @@ and the programs are traced.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import jax
 import jax.numpy as jnp
@@ -24,8 +24,16 @@ from jaxarc.grid.operations import GridState
 from jaxarc.solve.mixed_replay import bbox_action, mask_action
 from jaxarc.solve.program_tasks import TaskArrays
 
-if TYPE_CHECKING:
-    from jaxarc.solve.program_rl import ProgramRLConfig
+
+class RewardSettings(Protocol):
+    """What the reward reads of the learner's settings
+    (:class:`~jaxarc.solve.program_rl.ProgramRLConfig`)."""
+
+    @property
+    def success_bonus(self) -> float: ...
+
+    @property
+    def action_cost(self) -> float: ...
 
 
 def _program_step(task: TaskArrays, side: int):
@@ -90,7 +98,7 @@ def program_grids(
 
 
 def program_returns(
-    task: TaskArrays, programs: Int32[Array, "G T"], config: ProgramRLConfig, side: int
+    task: TaskArrays, programs: Int32[Array, "G T"], config: RewardSettings, side: int
 ):
     """Play ``programs`` on every demonstration: per program and step what the program
     earns from that step on (the score's gain to the end, the bonus, the cost of the actions
