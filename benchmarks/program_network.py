@@ -11,7 +11,7 @@ known test outputs as ``jaxarc solve`` scores, with the tasks solved by programs
 every demonstration apart:
 
 * ``uniform``: program-rl (with the content language) learned per task for
-  ``--learn-updates`` updates from the uniform start;
+  ``--learn-updates`` updates of ``--learn-group`` programs from the uniform start;
 * ``network frozen``: the network's greedy program alone (no learning);
 * ``network + learning``: program-rl started from the network's logits, same budget.
 
@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--updates", type=int, default=300, help="network training updates")
     parser.add_argument("--learn-updates", type=int, default=100, help="program-rl per task")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--learn-group", type=int, default=64, help="programs an update")
     parser.add_argument(
         "--hindsight", type=int, default=0, help="relabelled tasks of each update's 8"
     )
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         "config": repr(config),
         "seed": args.seed,
         "learn_updates": args.learn_updates,
+        "learn_group": args.learn_group,
         "uniform_share": args.uniform_share,
     }
     if args.network is None:
@@ -176,7 +178,11 @@ def main(argv: list[str] | None = None) -> int:
 
     problems, known = tuning_problems, tuning_known
     language = LearnerVariant(language=True)
-    learn = ProgramRLConfig(updates=args.learn_updates)
+    learn = ProgramRLConfig(
+        updates=args.learn_updates,
+        group_size=args.learn_group,
+        exploring_starts=args.learn_group // 4,  # a quarter, as the default's 16 of 64
+    )
     frozen = ProgramRLConfig(updates=0)
     rows = {
         "uniform": (learn, None),

@@ -318,7 +318,7 @@ def test_the_shipped_network_loads_fits_this_vocabulary_and_names_what_it_saw() 
     from jaxarc.solve import method_choice
     from jaxarc.solve.network_store import seen_by_network
     from jaxarc.solve.problem import problems_from_bank
-    from jaxarc.solve.program_rl_method import SHIPPED_NETWORK_DIR
+    from jaxarc.solve.program_rl_method import NETWORK_UPDATES, SHIPPED_NETWORK_DIR
 
     assert {"solve/priors/*/network.eqx", "solve/priors/*/network.json"} <= package_data()
     policy = load_network(SHIPPED_NETWORK_DIR)
@@ -336,3 +336,4 @@ def test_the_shipped_network_loads_fits_this_vocabulary_and_names_what_it_saw() 
     )
     assert method.settings()["start"] == "network"
     assert method.settings()["prior"] == str(SHIPPED_NETWORK_DIR)
+    assert method.settings()["program_rl"]["updates"] == NETWORK_UPDATES  # unless a budget
