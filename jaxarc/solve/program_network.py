@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import deque
 from collections.abc import Callable, Sequence
 
 import equinox as eqx
@@ -280,7 +281,7 @@ def train_program_network(
     rng = np.random.default_rng(np.asarray(jax.random.key_data(order_key)))
     memory: dict[str, tuple[np.ndarray, float]] = {}
     found: set[str] = set()  # tasks some sampled program solved
-    pool: list[NetworkTask] = []  # relabelled tasks, the newest last
+    pool: deque[NetworkTask] = deque(maxlen=HINDSIGHT_POOL)  # relabelled tasks, newest last
     history: list[dict[str, float]] = []
     for index in range(config.updates):
         relabelled = min(config.hindsight_tasks, len(pool))
@@ -298,7 +299,7 @@ def train_program_network(
                 made = relabelled_task(task, program, config.reward())
             if made is not None and made.task_id not in memory:
                 memory[made.task_id] = (program.astype(np.int32), -np.inf)  # its solution
-                pool = [*pool[1 - HINDSIGHT_POOL :], made]
+                pool.append(made)
         state, metrics = update(state, batch)
         record = {**stats, **{k: float(v) for k, v in metrics.items()}}
         record["tasks_found"] = len(found)

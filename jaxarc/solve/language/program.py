@@ -72,10 +72,15 @@ class LanguageProgram:
 
 
 def grid_actions(
-    program: LanguageProgram, view: View, input_grid: np.ndarray
+    program: LanguageProgram,
+    view: View,
+    input_grid: np.ndarray,
+    masks: dict[str, np.ndarray] | None = None,
 ) -> tuple[Int32[np.ndarray, " T"], Bool[np.ndarray, "T 30 30"]]:
     """``program`` on one grid as environment mask actions: operations ``[T]`` and masks
-    ``[T, 30, 30]`` (see the module docstring)."""
+    ``[T, 30, 30]`` (see the module docstring). ``masks``: the view's
+    :func:`~jaxarc.solve.language.paint.view_masks`, made here if ``None`` (a caller
+    playing many paints on one view makes them once)."""
     steps: list[tuple[int, np.ndarray]] = []
     h, w = view.canvas.shape
 
@@ -89,7 +94,7 @@ def grid_actions(
         for c in np.unique(view.canvas):
             steps.append((ops.FILL_0 + int(c), on_canvas(view.canvas == c)))
     colours = grid_colours(input_grid, view.background)
-    masks = view_masks(view)
+    masks = view_masks(view) if masks is None else masks
     for paint in program.paints:
         for colour, mask in paint_cells(paint, view, colours, masks):
             steps.append((ops.FILL_0 + colour, on_canvas(mask)))

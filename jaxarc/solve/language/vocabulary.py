@@ -39,11 +39,10 @@ import dataclasses
 import numpy as np
 from jaxtyping import Bool, Int32
 
-from jaxarc.grid import operation_ids as ops
 from jaxarc.solve.language.colours import grid_colours
 from jaxarc.solve.language.masks import FAMILY_NAMES, family_masks
 from jaxarc.solve.language.objects import background
-from jaxarc.solve.language.paint import CoverTables, Paint, one_blas_thread, paint_cells, view_masks
+from jaxarc.solve.language.paint import CoverTables, Paint, one_blas_thread, view_masks
 from jaxarc.solve.language.program import LanguageProgram, grid_actions
 from jaxarc.solve.language.view import View
 from jaxarc.solve.language.view_kinds import VIEW_KINDS
@@ -83,20 +82,6 @@ class LanguageVocabulary:
         paint = self.paints[item]
         return f"VIEW({self.views[item]})" if paint is None else paint.describe()
 
-    def head(self, count: int) -> LanguageVocabulary:
-        """The first ``count`` items (every view item comes before every paint, so a kept
-        paint keeps its parent while ``count`` holds the views)."""
-        keep = slice(0, count)
-        parents = np.where(self.parents[keep] < count, self.parents[keep], -1)
-        return LanguageVocabulary(
-            self.views[keep],
-            self.paints[keep],
-            self.operations[keep],
-            self.masks[keep],
-            self.kinds[keep],
-            parents.astype(np.int32),
-        )
-
 
 def same_shape(problem: Problem) -> bool:
     """Whether every demonstration output has its input's shape."""
@@ -120,15 +105,6 @@ def view_paints(problem: Problem, column: list[View]) -> list[Paint]:
         return []
     gains = (writes & tables.wrong[None]).sum(1)
     return [paints[k] for k in np.argsort(-gains, kind="stable")]
-
-
-def ranked_paints(problem: Problem, max_items: int = MAX_ITEMS) -> list[Paint]:
-    """The safe paints of ``problem`` 's ``input`` view (see :func:`view_paints`), at most
-    ``max_items``; ``[]`` unless the outputs have their inputs' shapes."""
-    if not same_shape(problem):
-        return []
-    with one_blas_thread():
-        return view_paints(problem, task_views(problem)["input"])[:max_items]
 
 
 def view_kind(name: str) -> int:
@@ -166,17 +142,6 @@ def item_kinds(
     return np.asarray(kinds, np.int32).reshape(-1)
 
 
-def _paint_actions(paint: Paint, view: View, colours: np.ndarray, masks: dict) -> list:
-    """``paint`` 's ``(FILL_c, 30x30 mask)`` actions on one grid of ``view``."""
-    h, w = view.canvas.shape
-    actions = []
-    for colour, mask in paint_cells(paint, view, colours, masks):
-        full = np.zeros((MAX_SIDE, MAX_SIDE), bool)
-        full[:h, :w] = mask
-        actions.append((ops.FILL_0 + colour, full))
-    return actions
-
-
 def language_vocabulary(problem: Problem, max_items: int = MAX_ITEMS) -> LanguageVocabulary:
     """``problem`` 's language items (see the module docstring); a paint that needs more
     than :data:`ITEM_ACTIONS` actions on some grid is left out."""
@@ -186,8 +151,6 @@ def language_vocabulary(problem: Problem, max_items: int = MAX_ITEMS) -> Languag
             fitting.pop("input", None)
         names = [n for n in fitting if n != "input"][:max_items]
     grids = [*problem.demo_inputs, *problem.test_inputs]
-    bg = background(*grids)
-    colours = [grid_colours(grid, bg) for grid in grids]
     views: list[str] = []
     paints: list[Paint | None] = []
     parents: list[int] = []
@@ -216,16 +179,17 @@ def language_vocabulary(problem: Problem, max_items: int = MAX_ITEMS) -> Languag
             if name not in masks_of:
                 masks_of[name] = [view_masks(v) for v in column]
             paint = ranked[name][depth]
+            program = LanguageProgram("input", (paint,))  # the paint alone, no RESIZE
             per_grid = [
-                _paint_actions(paint, v, c, m)
-                for v, c, m in zip(column, colours, masks_of[name], strict=True)
+                grid_actions(program, v, g, m)
+                for v, g, m in zip(column, grids, masks_of[name], strict=True)
             ]
-            if max(len(a) for a in per_grid) > ITEM_ACTIONS:
+            if max(len(o) for o, _ in per_grid) > ITEM_ACTIONS:
                 continue
             views.append(name)
             paints.append(paint)
             parents.append(parent_of.get(name, -1))
-            actions.append(per_grid)
+            actions.append([list(zip(o, m, strict=True)) for o, m in per_grid])
         depth += 1
     longest = max((len(a) for item in actions for a in item), default=1)
     width = next(b for b in ACTION_BUCKETS if b >= max(longest, 1))
